@@ -1,0 +1,43 @@
+import { Elysia } from "elysia";
+import { createLifecycle, type AppContext, type AppDeps } from "./context";
+import { authGuard } from "./http/auth";
+import { errorHandler, jsonBody } from "./http/errors";
+import { Paginator } from "./http/pagination";
+import { RestRateLimits } from "./http/rate-limit";
+import { requestContext } from "./http/request-context";
+import { hmacSha256 } from "./lib/crypto";
+import { authModule } from "./modules/auth";
+import { usersModule } from "./modules/users";
+import { healthModule } from "./modules/health";
+
+export interface BuiltApp {
+  app: ReturnType<typeof buildRoutes>;
+  context: AppContext;
+}
+
+function buildRoutes(context: AppContext) {
+  return new Elysia({ name: "vet-clinic-service" })
+    .use(requestContext(context.logger))
+    .use(errorHandler(context.logger))
+    .use(jsonBody(context.config.maxBodyBytes))
+    .use(healthModule(context))
+    .group("/api/v1", (api) => api.use(authModule(context)).use(usersModule(context)));
+}
+
+/** Builds the whole app from its dependencies; no listener, so tests call `app.handle`. */
+export function createApp(deps: AppDeps): BuiltApp {
+  const services = { db: deps.database.db, clock: deps.clock };
+  const rateLimits = new RestRateLimits(deps.config.limits, deps.clock);
+  const context: AppContext = {
+    ...deps,
+    services,
+    rateLimits,
+    // Cursors are signed with a key derived from the JWT secret, never the secret itself.
+    paginator: new Paginator(hmacSha256(deps.config.jwtSecret, "cursor-signing")),
+    lifecycle: createLifecycle(),
+    auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits }),
+  };
+  return { app: buildRoutes(context), context };
+}
+
+export type App = BuiltApp["app"];

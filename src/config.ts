@@ -1,0 +1,85 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  jwtSecret: string;
+  cookieSecure: boolean;
+  quotaFlushMs: number;
+  queryTimeoutMs: number;
+  queryMaxRows: number;
+  logLevel: LogLevel;
+  /** Largest accepted request body, in bytes. */
+  maxBodyBytes: number;
+  limits: RestLimits;
+}
+
+/** CONTRACT §10; tests lower or raise them. */
+export interface RestLimits {
+  authPerIpPerMinute: number;
+  authFailuresPerEmail: number;
+  authFailureWindowMs: number;
+  perUserPerMinute: number;
+}
+
+export const DEFAULT_LIMITS: RestLimits = {
+  authPerIpPerMinute: 10,
+  authFailuresPerEmail: 5,
+  authFailureWindowMs: 15 * 60 * 1000,
+  perUserPerMinute: 600,
+};
+
+type Env = Record<string, string | undefined>;
+
+function intFrom(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min} (got "${raw}")`);
+  return value;
+}
+
+/**
+ * JWT_SECRET (CONTRACT §2): at least 32 bytes; required in production; otherwise generated once
+ * and kept in DATA_DIR with mode 0600 so restarts keep sessions.
+ */
+export function resolveJwtSecret(env: Env, dataDir: string): string {
+  const given = env.JWT_SECRET;
+  if (given !== undefined && given !== "") {
+    if (Buffer.byteLength(given) < 32) throw new Error("JWT_SECRET must be at least 32 bytes");
+    return given;
+  }
+  if (env.NODE_ENV === "production") throw new Error("JWT_SECRET is required when NODE_ENV=production");
+  const file = join(dataDir, "jwt-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(48))).toString("base64url");
+  writeFileSync(file, secret + "\n", { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = resolve(env.DATA_DIR || "./data");
+  const level = (env.LOG_LEVEL || "info") as LogLevel;
+  if (!["debug", "info", "warn", "error", "silent"].includes(level)) throw new Error(`LOG_LEVEL "${level}" is unknown`);
+  return {
+    port: intFrom(env, "PORT", 3000),
+    host: env.HOST || "0.0.0.0",
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir,
+    jwtSecret: resolveJwtSecret(env, dataDir),
+    cookieSecure: env.COOKIE_SECURE !== "false",
+    quotaFlushMs: intFrom(env, "QUOTA_FLUSH_MS", 2000, 10),
+    queryTimeoutMs: intFrom(env, "QUERY_TIMEOUT_MS", 5000, 1),
+    queryMaxRows: intFrom(env, "QUERY_MAX_ROWS", 1000, 1),
+    logLevel: level,
+    maxBodyBytes: intFrom(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
+    limits: { ...DEFAULT_LIMITS },
+  };
+}

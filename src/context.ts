@@ -1,0 +1,42 @@
+import type { Config } from "./config";
+import type { Database, ServiceContext } from "./db/client";
+import type { authGuard } from "./http/auth";
+import type { Paginator } from "./http/pagination";
+import type { RestRateLimits } from "./http/rate-limit";
+import type { Clock } from "./lib/clock";
+import type { Logger } from "./lib/logger";
+
+/** What the app is built from: tests hand in their own database, clock and config. */
+export interface AppDeps {
+  database: Database;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Shutdown state and the work to finish before the database closes (flushes register here). */
+export interface Lifecycle {
+  draining: boolean;
+  onBeforeClose(task: () => Promise<void>): void;
+  beforeClose(): Promise<void>;
+}
+
+export function createLifecycle(): Lifecycle {
+  const tasks: (() => Promise<void>)[] = [];
+  return {
+    draining: false,
+    onBeforeClose: (task) => void tasks.push(task),
+    async beforeClose() {
+      for (const task of tasks) await task();
+    },
+  };
+}
+
+/** What every feature module receives: the deps plus the shared per-app pieces. */
+export interface AppContext extends AppDeps {
+  services: ServiceContext;
+  paginator: Paginator;
+  rateLimits: RestRateLimits;
+  auth: ReturnType<typeof authGuard>;
+  lifecycle: Lifecycle;
+}

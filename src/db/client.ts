@@ -1,0 +1,155 @@
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** The one handle every service takes: the same Drizzle API over PGlite or PostgreSQL. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** A transaction handle is a Db too; services accept either. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export type DatabaseKind = "embedded" | "memory" | "postgres";
+
+export interface Database {
+  db: Db;
+  kind: DatabaseKind;
+  /** Human description for start-up output, never containing a password. */
+  location: string;
+  migrate(): Promise<void>;
+  /** Runs raw SQL and returns its rows (the drivers disagree on result shapes). */
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
+  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  close(): Promise<void>;
+  /** PGlite only: a copy of the data directory, used to clone migrated test databases fast. */
+  dumpDataDir?(): Promise<Blob | File>;
+}
+
+export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle");
+
+/** Serializes concurrent start-ups of several instances against one PostgreSQL database. */
+const MIGRATION_LOCK_ID = 724_311_001;
+
+export interface OpenDatabaseOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  migrationsFolder?: string;
+  /** For `memory://`: start from this data-directory dump (a migrated template) instead of initdb. */
+  memoryTemplate?: Blob | File;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const url = options.databaseUrl?.trim();
+  const migrationsFolder = options.migrationsFolder ?? MIGRATIONS_FOLDER;
+  if (!url) {
+    const dir = join(options.dataDir, "pg");
+    mkdirSync(dir, { recursive: true });
+    return openPglite(new PGlite(dir), "embedded", `embedded PGlite in ${resolve(dir)}`, migrationsFolder);
+  }
+  if (url === "memory://") {
+    const client = new PGlite(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {});
+    return openPglite(client, "memory", "in-memory PGlite", migrationsFolder);
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, migrationsFolder);
+  throw new Error(`DATABASE_URL must be postgres://…, memory:// or unset (got a value of another form)`);
+}
+
+async function openPglite(
+  client: PGlite,
+  kind: DatabaseKind,
+  location: string,
+  migrationsFolder: string,
+): Promise<Database> {
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind,
+    location,
+    migrate: () => migratePglite(db as never, { migrationsFolder }),
+    async query<T>(text: string, params: unknown[] = []) {
+      const result = await client.query(text, params);
+      return result.rows as T[];
+    },
+    async listen(channel, onMessage) {
+      const unsubscribe = await client.listen(channel, onMessage);
+      return async () => unsubscribe();
+    },
+    async notify(channel, payload) {
+      await client.query("select pg_notify($1, $2)", [channel, payload]);
+    },
+    close: () => client.close(),
+    dumpDataDir: () => client.dumpDataDir("none"),
+  };
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "postgres://…";
+  }
+}
+
+async function openPostgres(url: string, migrationsFolder: string): Promise<Database> {
+  const client = postgres(url, {
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    onnotice: () => {},
+    // Values arrive as the drivers' defaults; bigint money columns are mapped by Drizzle.
+  });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: "postgres",
+    location: `PostgreSQL at ${redactUrl(url)}`,
+    async migrate() {
+      // The lock is held on one reserved connection while the pool runs the migrations.
+      const reserved = await client.reserve();
+      try {
+        await reserved`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+        await migratePostgres(db as never, { migrationsFolder });
+      } finally {
+        await reserved`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});
+        reserved.release();
+      }
+    },
+    async query<T>(text: string, params: unknown[] = []) {
+      return (await client.unsafe(text, params as never[])) as unknown as T[];
+    },
+    async listen(channel, onMessage) {
+      const { unlisten } = await client.listen(channel, onMessage);
+      return unlisten;
+    },
+    async notify(channel, payload) {
+      await client.notify(channel, payload);
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/** What every service function takes: the database (or a transaction) and the clock. */
+export interface ServiceContext {
+  db: Db;
+  clock: import("../lib/clock").Clock;
+}
+
+/** PostgreSQL error code of a driver error, looking through Drizzle's wrapper. */
+export function pgErrorCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+export const isUniqueViolation = (error: unknown) => pgErrorCode(error) === "23505";

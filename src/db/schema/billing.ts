@@ -1,0 +1,158 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { moneyColumn, recordColumns, softDeleteColumn, timestampColumn } from "./columns";
+
+const live = (t: { deleted_at: unknown }) => sql`${t.deleted_at} is null`;
+
+export const INVOICE_STATUSES = ["draft", "emitted", "paid", "void"] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+export const invoices = pgTable(
+  "invoices",
+  {
+    ...recordColumns(),
+    tutor_id: uuid("tutor_id").notNull(),
+    visit_id: uuid("visit_id"),
+    status: text("status").$type<InvoiceStatus>().notNull().default("draft"),
+    currency: text("currency").notNull(),
+    net_amount: moneyColumn("net_amount").notNull(),
+    tax_amount: moneyColumn("tax_amount").notNull(),
+    total_amount: moneyColumn("total_amount").notNull(),
+    paid_amount: moneyColumn("paid_amount").notNull().default(0),
+    emitted_at: timestampColumn("emitted_at"),
+    paid_at: timestampColumn("paid_at"),
+    voided_at: timestampColumn("voided_at"),
+    notes: text("notes"),
+    ...softDeleteColumn(),
+  },
+  (t) => [
+    index("invoices_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
+    index("invoices_clinic_emitted_idx").on(t.clinic_id, t.emitted_at, t.id).where(live(t)),
+    index("invoices_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
+    check("invoices_status_check", sql`${t.status} in ('draft', 'emitted', 'paid', 'void')`),
+    check("invoices_paid_within_total", sql`${t.paid_amount} >= 0 and ${t.paid_amount} <= ${t.total_amount}`),
+  ],
+);
+
+export const invoiceItems = pgTable(
+  "invoice_items",
+  {
+    ...recordColumns(),
+    invoice_id: uuid("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
+    position: integer("position").notNull(),
+    description: text("description").notNull(),
+    quantity: integer("quantity").notNull(),
+    unit_price: moneyColumn("unit_price").notNull(),
+    total_amount: moneyColumn("total_amount").notNull(),
+  },
+  (t) => [index("invoice_items_invoice_idx").on(t.invoice_id, t.position)],
+);
+
+export const PAYMENT_METHODS = ["cash", "card", "transfer", "other"] as const;
+
+export const payments = pgTable(
+  "payments",
+  {
+    ...recordColumns(),
+    invoice_id: uuid("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
+    amount: moneyColumn("amount").notNull(),
+    currency: text("currency").notNull(),
+    method: text("method").notNull(),
+    reference: text("reference"),
+    paid_at: timestampColumn("paid_at").notNull(),
+    refunded_amount: moneyColumn("refunded_amount").notNull().default(0),
+    ...softDeleteColumn(),
+  },
+  (t) => [
+    index("payments_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
+    index("payments_clinic_paid_idx").on(t.clinic_id, t.paid_at).where(live(t)),
+    index("payments_invoice_idx").on(t.invoice_id),
+    check("payments_amount_positive", sql`${t.amount} > 0`),
+    check("payments_refund_within_amount", sql`${t.refunded_amount} >= 0 and ${t.refunded_amount} <= ${t.amount}`),
+  ],
+);
+
+export const refunds = pgTable(
+  "refunds",
+  {
+    ...recordColumns(),
+    payment_id: uuid("payment_id")
+      .notNull()
+      .references(() => payments.id),
+    invoice_id: uuid("invoice_id").notNull(),
+    amount: moneyColumn("amount").notNull(),
+    currency: text("currency").notNull(),
+    reason: text("reason"),
+    refunded_at: timestampColumn("refunded_at").notNull(),
+    ...softDeleteColumn(),
+  },
+  (t) => [
+    index("refunds_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
+    index("refunds_clinic_refunded_idx").on(t.clinic_id, t.refunded_at).where(live(t)),
+    index("refunds_payment_idx").on(t.payment_id),
+    check("refunds_amount_positive", sql`${t.amount} > 0`),
+  ],
+);
+
+export const TAX_DOC_TYPES = [33, 39, 61] as const;
+
+export const taxDocuments = pgTable(
+  "tax_documents",
+  {
+    ...recordColumns(),
+    invoice_id: uuid("invoice_id").notNull(),
+    doc_type: integer("doc_type").notNull(),
+    folio: integer("folio").notNull(),
+    receiver_rut: text("receiver_rut"),
+    receiver_name: text("receiver_name"),
+    referenced_document_id: uuid("referenced_document_id"),
+    currency: text("currency").notNull(),
+    net_amount: moneyColumn("net_amount").notNull(),
+    tax_amount: moneyColumn("tax_amount").notNull(),
+    total_amount: moneyColumn("total_amount").notNull(),
+    issued_at: timestampColumn("issued_at").notNull(),
+    ...softDeleteColumn(),
+  },
+  (t) => [
+    uniqueIndex("tax_documents_folio_key").on(t.clinic_id, t.doc_type, t.folio),
+    uniqueIndex("tax_documents_one_sale_doc_per_invoice")
+      .on(t.invoice_id)
+      .where(sql`${t.doc_type} in (33, 39)`),
+    index("tax_documents_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
+    index("tax_documents_clinic_issued_idx").on(t.clinic_id, t.issued_at, t.id).where(live(t)),
+    check("tax_documents_doc_type_check", sql`${t.doc_type} in (33, 39, 61)`),
+  ],
+);
+
+/** The last folio handed out per clinic and document type; a row lock on it serializes issuance. */
+export const folioCounters = pgTable(
+  "folio_counters",
+  {
+    clinic_id: uuid("clinic_id").notNull(),
+    doc_type: integer("doc_type").notNull(),
+    last_folio: integer("last_folio").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clinic_id, t.doc_type] })],
+);
+
+/** Stored responses of financial POSTs (CONTRACT §8), keyed per clinic. */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    clinic_id: uuid("clinic_id").notNull(),
+    key: uuid("key").notNull(),
+    method: text("method").notNull(),
+    path: text("path").notNull(),
+    request_hash: text("request_hash").notNull(),
+    state: text("state").$type<"in_progress" | "completed">().notNull(),
+    response_status: integer("response_status"),
+    response_body: jsonb("response_body"),
+    created_at: timestampColumn("created_at").notNull(),
+    expires_at: timestampColumn("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clinic_id, t.key] }), index("idempotency_keys_expires_idx").on(t.expires_at)],
+);

@@ -1,0 +1,74 @@
+import { sql } from "drizzle-orm";
+import { check, integer, pgTable, text, uniqueIndex, uuid, index } from "drizzle-orm/pg-core";
+import { timestampColumn, softDeleteColumn } from "./columns";
+
+export const PLANS = ["standard", "pro", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const clinics = pgTable(
+  "clinics",
+  {
+    id: uuid("id").primaryKey(),
+    name: text("name").notNull(),
+    timezone: text("timezone").notNull().default("UTC"),
+    currency: text("currency").notNull().default("CLP"),
+    tax_rate_bps: integer("tax_rate_bps").notNull().default(1900),
+    plan: text("plan").$type<Plan>().notNull().default("standard"),
+    /** Only for the enterprise plan; the other plans take their burst cap from the plan. */
+    burst_per_minute: integer("burst_per_minute"),
+    created_at: timestampColumn("created_at").notNull(),
+    updated_at: timestampColumn("updated_at").notNull(),
+  },
+  (t) => [check("clinics_plan_check", sql`${t.plan} in ('standard', 'pro', 'enterprise')`)],
+);
+
+export const ROLES = ["owner", "vet", "staff"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const users = pgTable(
+  "users",
+  {
+    id: uuid("id").primaryKey(),
+    clinic_id: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id),
+    /** Stored lower-cased: email identity is case-insensitive. */
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    role: text("role").$type<Role>().notNull(),
+    password_hash: text("password_hash").notNull(),
+    created_at: timestampColumn("created_at").notNull(),
+    updated_at: timestampColumn("updated_at").notNull(),
+    ...softDeleteColumn(),
+  },
+  (t) => [
+    uniqueIndex("users_email_live_key").on(t.email).where(sql`${t.deleted_at} is null`),
+    index("users_clinic_created_idx").on(t.clinic_id, t.created_at, t.id),
+    check("users_role_check", sql`${t.role} in ('owner', 'vet', 'staff')`),
+  ],
+);
+
+/**
+ * Refresh tokens rotate: each is used once. `family_id` ties every token descended from one
+ * login, so presenting a used token revokes the whole family. Only the SHA-256 is stored.
+ */
+export const refreshTokens = pgTable(
+  "refresh_tokens",
+  {
+    id: uuid("id").primaryKey(),
+    family_id: uuid("family_id").notNull(),
+    user_id: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    clinic_id: uuid("clinic_id").notNull(),
+    token_hash: text("token_hash").notNull(),
+    expires_at: timestampColumn("expires_at").notNull(),
+    used_at: timestampColumn("used_at"),
+    revoked_at: timestampColumn("revoked_at"),
+    created_at: timestampColumn("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("refresh_tokens_hash_key").on(t.token_hash),
+    index("refresh_tokens_family_idx").on(t.family_id),
+  ],
+);

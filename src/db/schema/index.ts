@@ -1,0 +1,4 @@
+export * from "./clinics";
+export * from "./operations";
+export * from "./billing";
+export * from "./mcp";

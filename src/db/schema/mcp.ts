@@ -1,0 +1,70 @@
+import { sql } from "drizzle-orm";
+import { check, date, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { timestampColumn } from "./columns";
+
+export const API_KEY_SCOPES = ["read", "query", "clinic_context"] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey(),
+    clinic_id: uuid("clinic_id").notNull(),
+    name: text("name").notNull(),
+    /** SHA-256 (hex) of the key value; the value itself is never stored. */
+    key_hash: text("key_hash").notNull(),
+    key_prefix: text("key_prefix").notNull(),
+    scopes: text("scopes").array().$type<ApiKeyScope[]>().notNull(),
+    rate_limit_per_day: integer("rate_limit_per_day").notNull().default(1000),
+    expires_at: timestampColumn("expires_at"),
+    last_used_at: timestampColumn("last_used_at"),
+    revoked_at: timestampColumn("revoked_at"),
+    created_by: uuid("created_by"),
+    created_at: timestampColumn("created_at").notNull(),
+    updated_at: timestampColumn("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("api_keys_hash_key").on(t.key_hash),
+    index("api_keys_clinic_created_idx").on(t.clinic_id, t.created_at, t.id),
+  ],
+);
+
+/** Daily call count per key and UTC day; instances add deltas (`count = count + delta`). */
+export const quotaCounters = pgTable(
+  "quota_counters",
+  {
+    api_key_id: uuid("api_key_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.api_key_id, t.day] })],
+);
+
+export const USAGE_OUTCOMES = ["ok", "blocked", "error", "denied", "rate_limited"] as const;
+export type UsageOutcome = (typeof USAGE_OUTCOMES)[number];
+
+export const mcpUsageLog = pgTable(
+  "mcp_usage_log",
+  {
+    id: uuid("id").primaryKey(),
+    clinic_id: uuid("clinic_id").notNull(),
+    api_key_id: uuid("api_key_id").notNull(),
+    tool: text("tool").notNull(),
+    status_code: integer("status_code").notNull(),
+    outcome: text("outcome").$type<UsageOutcome>().notNull(),
+    reason: text("reason"),
+    sql_text: text("sql_text"),
+    rows_returned: integer("rows_returned"),
+    duration_ms: integer("duration_ms").notNull(),
+    request_id: text("request_id"),
+    created_at: timestampColumn("created_at").notNull(),
+  },
+  (t) => [
+    index("mcp_usage_log_clinic_created_idx").on(t.clinic_id, t.created_at, t.id),
+    index("mcp_usage_log_key_created_idx").on(t.api_key_id, t.created_at),
+    check(
+      "mcp_usage_log_outcome_check",
+      sql`${t.outcome} in ('ok', 'blocked', 'error', 'denied', 'rate_limited')`,
+    ),
+  ],
+);

@@ -1,0 +1,103 @@
+import { sql } from "drizzle-orm";
+import { check, date, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { recordColumns, softDeleteColumn, timestampColumn } from "./columns";
+
+const live = (t: { deleted_at: unknown }) => sql`${t.deleted_at} is null`;
+
+export const tutors = pgTable(
+  "tutors",
+  {
+    ...recordColumns(),
+    name: text("name").notNull(),
+    email: text("email"),
+    phone: text("phone"),
+    national_id: text("national_id"),
+    address: text("address"),
+    notes: text("notes"),
+    ...softDeleteColumn(),
+  },
+  (t) => [
+    index("tutors_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
+    index("tutors_clinic_name_idx").on(t.clinic_id, sql`lower(${t.name})`).where(live(t)),
+  ],
+);
+
+export const SPECIES = ["dog", "cat", "bird", "rabbit", "rodent", "reptile", "horse", "other"] as const;
+export const SEXES = ["male", "female", "unknown"] as const;
+
+export const patients = pgTable(
+  "patients",
+  {
+    ...recordColumns(),
+    tutor_id: uuid("tutor_id").notNull(),
+    name: text("name").notNull(),
+    species: text("species").notNull(),
+    breed: text("breed"),
+    sex: text("sex"),
+    birth_date: date("birth_date", { mode: "string" }),
+    weight_grams: integer("weight_grams"),
+    microchip: text("microchip"),
+    ...softDeleteColumn(),
+  },
+  (t) => [
+    index("patients_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
+    index("patients_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
+    index("patients_clinic_name_idx").on(t.clinic_id, sql`lower(${t.name})`).where(live(t)),
+  ],
+);
+
+export const VISIT_STATUSES = ["scheduled", "in_progress", "completed", "cancelled", "no_show"] as const;
+export type VisitStatus = (typeof VISIT_STATUSES)[number];
+
+export const visits = pgTable(
+  "visits",
+  {
+    ...recordColumns(),
+    patient_id: uuid("patient_id").notNull(),
+    vet_id: uuid("vet_id"),
+    status: text("status").$type<VisitStatus>().notNull().default("scheduled"),
+    scheduled_at: timestampColumn("scheduled_at").notNull(),
+    started_at: timestampColumn("started_at"),
+    completed_at: timestampColumn("completed_at"),
+    reason: text("reason"),
+    diagnosis: text("diagnosis"),
+    notes: text("notes"),
+    ...softDeleteColumn(),
+  },
+  (t) => [
+    index("visits_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
+    index("visits_clinic_scheduled_idx").on(t.clinic_id, t.scheduled_at, t.id).where(live(t)),
+    index("visits_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id).where(live(t)),
+    index("visits_clinic_vet_scheduled_idx").on(t.clinic_id, t.vet_id, t.scheduled_at, t.id).where(live(t)),
+    check(
+      "visits_status_check",
+      sql`${t.status} in ('scheduled', 'in_progress', 'completed', 'cancelled', 'no_show')`,
+    ),
+  ],
+);
+
+export const ALERT_KINDS = ["vaccine_due", "follow_up", "allergy", "overdue_invoice", "custom"] as const;
+export const ALERT_STATUSES = ["active", "resolved"] as const;
+
+export const alerts = pgTable(
+  "alerts",
+  {
+    ...recordColumns(),
+    patient_id: uuid("patient_id"),
+    kind: text("kind").notNull(),
+    message: text("message").notNull(),
+    status: text("status").notNull().default("active"),
+    due_date: date("due_date", { mode: "string" }),
+    resolved_at: timestampColumn("resolved_at"),
+    ...softDeleteColumn(),
+  },
+  (t) => [
+    index("alerts_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
+    index("alerts_clinic_status_idx").on(t.clinic_id, t.status, t.created_at, t.id).where(live(t)),
+    check(
+      "alerts_kind_check",
+      sql`${t.kind} in ('vaccine_due', 'follow_up', 'allergy', 'overdue_invoice', 'custom')`,
+    ),
+    check("alerts_status_check", sql`${t.status} in ('active', 'resolved')`),
+  ],
+);

@@ -1,0 +1,36 @@
+import { Type } from "@sinclair/typebox";
+import { t } from "elysia";
+
+/**
+ * Body integers use TypeBox's own Integer: Elysia's `t.Integer` also accepts numeric strings
+ * in bodies (elysiajs/elysia#1532), and the contract wants `"100"` to be a 422.
+ */
+export const StrictInteger = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
+
+/** Money: an integer in the smallest currency unit, never a float or a string (CONTRACT §3). */
+export const Money = (options: Parameters<typeof Type.Integer>[0] = {}) =>
+  Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: "Integer amount in the smallest currency unit", ...options });
+
+export const Uuid = t.String({ format: "uuid", description: "UUIDv7 identifier" });
+export const IdParams = t.Object({ id: Uuid });
+export const Timestamp = t.String({ format: "date-time", examples: ["2026-01-15T12:00:00Z"] });
+export const DateOnly = t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", examples: ["2026-01-15"] });
+export const Currency = t.String({ pattern: "^[A-Z]{3}$", examples: ["CLP"] });
+
+export const ErrorEnvelope = t.Object(
+  {
+    error: t.String(),
+    code: t.String(),
+    message: t.String(),
+    details: t.Optional(t.Record(t.String(), t.Unknown())),
+    request_id: t.String(),
+    retry_after: t.Optional(t.Integer()),
+  },
+  { description: "The one error envelope (CONTRACT §4)" },
+);
+
+/** Standard error responses to merge into a route's `response` map. */
+export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 422 | 429)[]) =>
+  Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as Record<number, typeof ErrorEnvelope>;
+
+export const NullableString = (options = {}) => t.Union([t.String(options), t.Null()]);

@@ -1,0 +1,79 @@
+import { Elysia, ValidationError } from "elysia";
+import { AppError, envelope, type FieldError } from "../lib/errors";
+import type { Logger } from "../lib/logger";
+import { requestState } from "./request-context";
+
+function fieldErrors(error: ValidationError): FieldError[] {
+  const seen = new Set<string>();
+  const fields: FieldError[] = [];
+  for (const issue of error.all) {
+    const path = ("path" in issue ? String(issue.path) : "").replace(/^\//, "").replaceAll("/", ".") || "(body)";
+    const message = ("summary" in issue && issue.summary) || issue.message;
+    const key = `${path}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    fields.push({ path, message: String(message) });
+  }
+  return fields;
+}
+
+/** Turns any thrown thing into an AppError; unexpected ones become INTERNAL_ERROR. */
+export function toAppError(code: string | number, error: unknown, where: string): AppError {
+  if (error instanceof AppError) return error;
+  if (code === "VALIDATION" && error instanceof ValidationError) {
+    if (error.type === "response") return new AppError("INTERNAL_ERROR", "The service produced an invalid response");
+    return AppError.validation(fieldErrors(error), `Invalid ${error.type}`);
+  }
+  if (code === "PARSE") return new AppError("INVALID_JSON", "The request body is not valid JSON");
+  if (code === "NOT_FOUND") return new AppError("NOT_FOUND", `No route for ${where}`);
+  if (code === "INVALID_COOKIE_SIGNATURE") return new AppError("INVALID_TOKEN", "The cookie is not valid");
+  return new AppError("INTERNAL_ERROR", "An unexpected error occurred");
+}
+
+/** The one place errors become responses: the envelope of CONTRACT §4, for every error. */
+export const errorHandler = (logger: Logger) =>
+  new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, set, path }) => {
+    const state = requestState(request);
+    const appError = toAppError(code, error, `${request.method} ${path}`);
+    if (appError.code === "INTERNAL_ERROR") {
+      logger.error("unhandled error", {
+        request_id: state.id,
+        method: request.method,
+        path,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
+    }
+    const headers: Record<string, string> = {
+      "content-type": "application/json; charset=utf-8",
+      "x-request-id": state.id,
+      ...appError.headers,
+    };
+    if (appError.status === 401 && !headers["www-authenticate"]) headers["www-authenticate"] = "Bearer";
+    for (const [name, value] of Object.entries(set.headers)) {
+      if (name.toLowerCase().startsWith("x-ratelimit") && typeof value === "string") headers[name] = value;
+    }
+    set.status = appError.status;
+    return new Response(JSON.stringify(envelope(appError, state.id)), { status: appError.status, headers });
+  });
+
+/**
+ * JSON bodies: size cap before parsing, a malformed body is 400 INVALID_JSON, and an empty
+ * body is an empty object so schema validation (not the parser) reports missing fields.
+ */
+export const jsonBody = (maxBytes: number) =>
+  new Elysia({ name: "json-body" }).onParse({ as: "global" }, async ({ request, contentType }) => {
+    const declared = Number(request.headers.get("content-length") ?? 0);
+    if (declared > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes`);
+    if (!contentType || contentType.startsWith("application/json")) {
+      const text = await request.text();
+      if (Buffer.byteLength(text) > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes`);
+      if (text.trim() === "") return {};
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new AppError("INVALID_JSON", "The request body is not valid JSON");
+      }
+    }
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send bodies as application/json");
+  });

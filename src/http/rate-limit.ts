@@ -1,0 +1,72 @@
+import { AppError } from "../lib/errors";
+import type { Clock } from "../lib/clock";
+import { SlidingWindowLog } from "../lib/sliding-window";
+import type { RestLimits } from "../config";
+
+export interface RateLimitHeaders {
+  "x-ratelimit-limit": string;
+  "x-ratelimit-remaining": string;
+  "x-ratelimit-reset": string;
+}
+
+const MINUTE = 60_000;
+
+const headersOf = (limit: number, remaining: number, resetAtMs: number): RateLimitHeaders => ({
+  "x-ratelimit-limit": String(limit),
+  "x-ratelimit-remaining": String(Math.max(0, remaining)),
+  "x-ratelimit-reset": String(Math.ceil(resetAtMs / 1000)),
+});
+
+function tooMany(code: "TOO_MANY_ATTEMPTS" | "RATE_LIMIT_EXCEEDED", message: string, retryAfterMs: number, headers: RateLimitHeaders) {
+  const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new AppError(code, message, { retry_after: retryAfter }, { ...headers, "retry-after": String(retryAfter) });
+}
+
+/**
+ * REST limits of CONTRACT §10, in process (each instance counts its own traffic):
+ * login/register per IP, failed logins per email, and every other call per user.
+ */
+export class RestRateLimits {
+  private readonly authByIp = new SlidingWindowLog(MINUTE);
+  private readonly failuresByEmail: SlidingWindowLog;
+  private readonly byUser = new SlidingWindowLog(MINUTE);
+
+  constructor(
+    private readonly limits: RestLimits,
+    private readonly clock: Clock,
+  ) {
+    this.failuresByEmail = new SlidingWindowLog(limits.authFailureWindowMs);
+  }
+
+  /** Counts one login/register attempt from `ip`; throws 429 past the limit. */
+  admitAuthAttempt(ip: string): RateLimitHeaders {
+    const limit = this.limits.authPerIpPerMinute;
+    const decision = this.authByIp.tryConsume(ip, limit, this.clock.now().getTime());
+    const headers = headersOf(limit, decision.remaining, decision.resetAtMs);
+    if (!decision.allowed) throw tooMany("TOO_MANY_ATTEMPTS", "Too many attempts; try again later", decision.retryAfterMs, headers);
+    return headers;
+  }
+
+  /** Refuses an email that has failed too often recently, even with the right password. */
+  assertEmailNotLocked(email: string): void {
+    const limit = this.limits.authFailuresPerEmail;
+    const decision = this.failuresByEmail.peek(email, limit, this.clock.now().getTime());
+    if (!decision.allowed) {
+      throw tooMany("TOO_MANY_ATTEMPTS", "Too many failed attempts for this account; try again later", decision.retryAfterMs, headersOf(limit, 0, decision.resetAtMs));
+    }
+  }
+
+  recordFailure(email: string): void {
+    this.failuresByEmail.record(email, this.clock.now().getTime());
+  }
+
+  /** Counts one authenticated REST call; throws 429 past the per-user limit. */
+  admitUserCall(userId: string): RateLimitHeaders {
+    const limit = this.limits.perUserPerMinute;
+    const now = this.clock.now().getTime();
+    const decision = this.byUser.tryConsume(userId, limit, now);
+    const headers = headersOf(limit, decision.remaining, decision.allowed ? now + MINUTE : decision.resetAtMs);
+    if (!decision.allowed) throw tooMany("RATE_LIMIT_EXCEEDED", "Too many requests; slow down", decision.retryAfterMs, headers);
+    return headers;
+  }
+}

@@ -1,0 +1,48 @@
+import { Elysia } from "elysia";
+import type { Logger } from "../lib/logger";
+
+export interface RequestState {
+  id: string;
+  startedAt: number;
+  clinicId?: string;
+}
+
+const states = new WeakMap<Request, RequestState>();
+const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Per-request facts shared by the plugins (request id, timing, clinic for the log line). */
+export function requestState(request: Request): RequestState {
+  let state = states.get(request);
+  if (!state) {
+    state = { id: Bun.randomUUIDv7(), startedAt: performance.now() };
+    states.set(request, state);
+  }
+  return state;
+}
+
+/**
+ * X-Request-ID echo or generation, and one JSON log line per request with method, path,
+ * status, duration, request id and clinic. Query strings are left out of the log.
+ */
+export const requestContext = (logger: Logger) =>
+  new Elysia({ name: "request-context" })
+    .onRequest(({ request, set }) => {
+      const given = request.headers.get("x-request-id");
+      const state: RequestState = {
+        id: given && CLIENT_ID.test(given) ? given : Bun.randomUUIDv7(),
+        startedAt: performance.now(),
+      };
+      states.set(request, state);
+      set.headers["x-request-id"] = state.id;
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set, path }) => {
+      const state = requestState(request);
+      logger.info("request", {
+        method: request.method,
+        path,
+        status: typeof set.status === "number" ? set.status : 200,
+        ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
+        request_id: state.id,
+        clinic_id: state.clinicId ?? null,
+      });
+    });

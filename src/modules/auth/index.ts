@@ -1,0 +1,75 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context";
+import { errorResponses } from "../../http/common-model";
+import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/auth";
+import { LoginBody, MeModel, RegisterBody, SessionModel } from "./model";
+import * as auth from "./service";
+
+export const REFRESH_COOKIE = "service_refresh";
+
+function clientIp(server: { requestIP(r: Request): { address: string } | null } | null, request: Request): string {
+  return server?.requestIP(request)?.address ?? "local";
+}
+
+export const authModule = (app: AppContext) => {
+  const { services, rateLimits, config } = app;
+  const cookieOptions = {
+    httpOnly: true,
+    sameSite: "strict" as const,
+    path: "/api/v1/auth",
+    secure: config.cookieSecure,
+  };
+  return new Elysia({ prefix: "/auth", tags: ["auth"] as never })
+    .use(app.auth)
+    .model({ Session: SessionModel })
+    .resolve(({ cookie, signAccessToken }) => ({
+      /** Turns a service session into the response body and the rotated refresh cookie. */
+      startSession: async (session: auth.Session) => {
+        cookie[REFRESH_COOKIE]!.set({ value: session.refreshToken, maxAge: auth.REFRESH_TOKEN_TTL_MS / 1000, ...cookieOptions });
+        const access_token = await signAccessToken({ sub: session.user.id, clinic_id: session.clinic.id, role: session.user.role });
+        return { access_token, token_type: "Bearer" as const, expires_in: ACCESS_TOKEN_TTL_SECONDS, user: session.user, clinic: session.clinic };
+      },
+    }))
+    .post(
+      "/register",
+      async ({ body, request, server, set, status, startSession }) => {
+        Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
+        return status(201, await startSession(await auth.register(services, body)));
+      },
+      { body: RegisterBody, response: { 201: SessionModel, ...errorResponses(400, 409, 413, 422, 429) }, detail: { summary: "Create a clinic and its owner" } },
+    )
+    .post(
+      "/login",
+      async ({ body, request, server, set, startSession }) => {
+        Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
+        const email = auth.normalizeEmail(body.email);
+        rateLimits.assertEmailNotLocked(email);
+        try {
+          return await startSession(await auth.login(services, body));
+        } catch (error) {
+          rateLimits.recordFailure(email);
+          throw error;
+        }
+      },
+      { body: LoginBody, response: { 200: SessionModel, ...errorResponses(400, 401, 422, 429) }, detail: { summary: "Log in" } },
+    )
+    .post(
+      "/refresh",
+      async ({ cookie, startSession }) => startSession(await auth.refresh(services, cookie[REFRESH_COOKIE]?.value as string | undefined)),
+      { cookie: t.Cookie({ [REFRESH_COOKIE]: t.Optional(t.String({ maxLength: 200 })) }), response: { 200: SessionModel, ...errorResponses(401) }, detail: { summary: "Rotate the refresh cookie and get a new access token" } },
+    )
+    .post(
+      "/logout",
+      async ({ actor, cookie, status }) => {
+        await auth.logout(services, actor.userId, cookie[REFRESH_COOKIE]?.value as string | undefined);
+        cookie[REFRESH_COOKIE]!.set({ value: "", maxAge: 0, ...cookieOptions });
+        return status(204, undefined);
+      },
+      { auth: true, response: { 204: t.Void(), ...errorResponses(401) }, detail: { summary: "End the session family and clear the cookie" } },
+    )
+    .get("/me", ({ actor }) => auth.me(services, actor.userId), {
+      auth: true,
+      response: { 200: MeModel, ...errorResponses(401) },
+      detail: { summary: "The caller and their clinic" },
+    });
+};

@@ -1,0 +1,159 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { isUniqueViolation, type ServiceContext } from "../../db/client";
+import { clinics, refreshTokens, users } from "../../db/schema";
+import { newId, randomToken, sha256Hex } from "../../lib/crypto";
+import { AppError } from "../../lib/errors";
+import { DAY } from "../../lib/clock";
+import { isValidTimeZone, serialize } from "../../lib/time";
+import type { ClinicView, LoginInput, RegisterInput, UserView } from "./model";
+
+export const REFRESH_TOKEN_TTL_MS = 7 * DAY;
+
+type UserRow = typeof users.$inferSelect;
+type ClinicRow = typeof clinics.$inferSelect;
+
+export interface Session {
+  user: UserView;
+  clinic: ClinicView;
+  /** The new refresh token value: goes into the cookie, only its hash is stored. */
+  refreshToken: string;
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export function userView(row: UserRow): UserView {
+  const { password_hash: _secret, deleted_at: _deleted, ...visible } = row;
+  return serialize(visible);
+}
+
+export const clinicView = (row: ClinicRow): ClinicView => serialize(row);
+
+export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
+
+/** Verified against when the email is unknown, so both failures take similar time. */
+let decoyHash: Promise<string> | undefined;
+
+async function issueRefreshToken(ctx: ServiceContext, user: UserRow, familyId: string): Promise<string> {
+  const value = randomToken(32);
+  const now = ctx.clock.now();
+  await ctx.db.insert(refreshTokens).values({
+    id: newId(),
+    family_id: familyId,
+    user_id: user.id,
+    clinic_id: user.clinic_id,
+    token_hash: sha256Hex(value),
+    expires_at: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS),
+    created_at: now,
+  });
+  return value;
+}
+
+async function sessionFor(ctx: ServiceContext, user: UserRow, familyId: string): Promise<Session> {
+  const [clinic] = await ctx.db.select().from(clinics).where(eq(clinics.id, user.clinic_id));
+  if (!clinic) throw new AppError("INVALID_CREDENTIALS", "Invalid email or password");
+  return { user: userView(user), clinic: clinicView(clinic), refreshToken: await issueRefreshToken(ctx, user, familyId) };
+}
+
+/** Creates a clinic (plan standard) and its owner, and starts a session. */
+export async function register(ctx: ServiceContext, input: RegisterInput): Promise<Session> {
+  const email = normalizeEmail(input.email);
+  const timezone = input.timezone ?? "UTC";
+  if (!isValidTimeZone(timezone)) {
+    throw AppError.validation([{ path: "timezone", message: "Must be an IANA time zone, e.g. America/Santiago" }]);
+  }
+  const passwordHash = await hashPassword(input.password);
+  const now = ctx.clock.now();
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const [taken] = await tx.select({ id: users.id }).from(users).where(and(eq(users.email, email), isNull(users.deleted_at)));
+      if (taken) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
+      const clinicId = newId();
+      await tx.insert(clinics).values({
+        id: clinicId,
+        name: input.clinic_name.trim(),
+        timezone,
+        currency: input.currency ?? "CLP",
+        created_at: now,
+        updated_at: now,
+      });
+      const [user] = await tx
+        .insert(users)
+        .values({ id: newId(), clinic_id: clinicId, email, name: input.name.trim(), role: "owner", password_hash: passwordHash, created_at: now, updated_at: now })
+        .returning();
+      return sessionFor({ db: tx, clock: ctx.clock }, user!, newId());
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
+    throw error;
+  }
+}
+
+export async function login(ctx: ServiceContext, input: LoginInput): Promise<Session> {
+  const email = normalizeEmail(input.email);
+  const [user] = await ctx.db.select().from(users).where(and(eq(users.email, email), isNull(users.deleted_at)));
+  if (!user) {
+    await Bun.password.verify(input.password, await (decoyHash ??= hashPassword(randomToken(16))));
+    throw new AppError("INVALID_CREDENTIALS", "Invalid email or password");
+  }
+  if (!(await Bun.password.verify(input.password, user.password_hash))) {
+    throw new AppError("INVALID_CREDENTIALS", "Invalid email or password");
+  }
+  return sessionFor(ctx, user, newId());
+}
+
+/**
+ * Rotates a refresh token. Each token is single-use: presenting one that was already used
+ * revokes its whole family (every session descended from that login).
+ */
+export async function refresh(ctx: ServiceContext, token: string | undefined): Promise<Session> {
+  if (!token) throw new AppError("AUTH_REQUIRED", "The refresh cookie is missing");
+  const now = ctx.clock.now();
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(refreshTokens).where(eq(refreshTokens.token_hash, sha256Hex(token)));
+    if (!row) return { error: new AppError("INVALID_TOKEN", "The refresh token is not valid") };
+    if (row.revoked_at) return { error: new AppError("INVALID_TOKEN", "The session was ended; log in again") };
+    if (row.expires_at <= now) return { error: new AppError("TOKEN_EXPIRED", "The refresh token has expired; log in again") };
+    // Claiming the token is one conditional update, so two concurrent refreshes cannot both win.
+    const claimed = await tx
+      .update(refreshTokens)
+      .set({ used_at: now })
+      .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.used_at)))
+      .returning({ id: refreshTokens.id });
+    if (claimed.length === 0) {
+      await tx.update(refreshTokens).set({ revoked_at: now }).where(and(eq(refreshTokens.family_id, row.family_id), isNull(refreshTokens.revoked_at)));
+      return { error: new AppError("REFRESH_TOKEN_REUSED", "This refresh token was already used; the session has been revoked") };
+    }
+    const [user] = await tx.select().from(users).where(and(eq(users.id, row.user_id), isNull(users.deleted_at)));
+    if (!user) return { error: new AppError("INVALID_TOKEN", "The account no longer exists") };
+    return { session: await sessionFor({ db: tx, clock: ctx.clock }, user, row.family_id) };
+  });
+  // The family revocation must commit, so the error is thrown after the transaction.
+  if ("error" in outcome) throw outcome.error;
+  return outcome.session;
+}
+
+/** Ends the session family of this refresh token, if it belongs to the caller. */
+export async function logout(ctx: ServiceContext, userId: string, token: string | undefined): Promise<void> {
+  if (!token) return;
+  const [row] = await ctx.db.select().from(refreshTokens).where(eq(refreshTokens.token_hash, sha256Hex(token)));
+  if (!row || row.user_id !== userId) return;
+  await revokeFamilies(ctx, eq(refreshTokens.family_id, row.family_id));
+}
+
+export async function revokeAllSessions(ctx: ServiceContext, userId: string): Promise<void> {
+  await revokeFamilies(ctx, eq(refreshTokens.user_id, userId));
+}
+
+async function revokeFamilies(ctx: ServiceContext, which: ReturnType<typeof eq>): Promise<void> {
+  await ctx.db.update(refreshTokens).set({ revoked_at: ctx.clock.now() }).where(and(which, isNull(refreshTokens.revoked_at)));
+}
+
+export async function me(ctx: ServiceContext, userId: string): Promise<{ user: UserView; clinic: ClinicView }> {
+  const [row] = await ctx.db
+    .select({ user: users, clinic: clinics })
+    .from(users)
+    .innerJoin(clinics, eq(clinics.id, users.clinic_id))
+    .where(and(eq(users.id, userId), isNull(users.deleted_at)));
+  if (!row) throw AppError.notFound("User", userId);
+  return { user: userView(row.user), clinic: clinicView(row.clinic) };
+}

@@ -1,0 +1,72 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { isUniqueViolation, type ServiceContext } from "../../db/client";
+import { afterKeyset, ascending } from "../../db/keyset";
+import { users } from "../../db/schema";
+import type { PageRequest } from "../../http/pagination";
+import { newId } from "../../lib/crypto";
+import { AppError } from "../../lib/errors";
+import { hashPassword, normalizeEmail, revokeAllSessions, userView } from "../auth/service";
+import type { CreateUserInput, UpdateUserInput } from "./model";
+
+const live = (clinicId: string) => and(eq(users.clinic_id, clinicId), isNull(users.deleted_at));
+
+async function findUser(ctx: ServiceContext, clinicId: string, id: string) {
+  const [row] = await ctx.db.select().from(users).where(and(live(clinicId), eq(users.id, id)));
+  if (!row) throw AppError.notFound("User", id);
+  return row;
+}
+
+export async function createUser(ctx: ServiceContext, clinicId: string, input: CreateUserInput) {
+  const now = ctx.clock.now();
+  const passwordHash = await hashPassword(input.password);
+  try {
+    const [row] = await ctx.db
+      .insert(users)
+      .values({ id: newId(), clinic_id: clinicId, email: normalizeEmail(input.email), name: input.name.trim(), role: input.role, password_hash: passwordHash, created_at: now, updated_at: now })
+      .returning();
+    return userView(row!);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
+    throw error;
+  }
+}
+
+export async function listUsers(ctx: ServiceContext, clinicId: string, page: PageRequest & { kind: "cursor" }) {
+  const rows = await ctx.db
+    .select()
+    .from(users)
+    .where(and(live(clinicId), afterKeyset([users.created_at, users.id], page.after)))
+    .orderBy(...ascending([users.created_at, users.id]))
+    .limit(page.limit + 1);
+  return rows;
+}
+
+export async function getUser(ctx: ServiceContext, clinicId: string, id: string) {
+  return userView(await findUser(ctx, clinicId, id));
+}
+
+/** Owners are not re-roled here: it keeps a clinic from losing its last owner. */
+export async function updateUser(ctx: ServiceContext, clinicId: string, id: string, input: UpdateUserInput) {
+  const current = await findUser(ctx, clinicId, id);
+  if (input.role && current.role === "owner") throw new AppError("CONFLICT", "The owner's role cannot be changed");
+  const changes: Partial<typeof users.$inferInsert> = { updated_at: ctx.clock.now() };
+  if (input.name !== undefined) changes.name = input.name.trim();
+  if (input.role !== undefined) changes.role = input.role;
+  if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
+  const [row] = await ctx.db.update(users).set(changes).where(and(live(clinicId), eq(users.id, id))).returning();
+  if (!row) throw AppError.notFound("User", id);
+  if (input.password !== undefined) await revokeAllSessions(ctx, id);
+  return userView(row);
+}
+
+/** Soft delete; the user's sessions end and their access tokens stop working at once. */
+export async function deleteUser(ctx: ServiceContext, clinicId: string, actorId: string, id: string) {
+  if (id === actorId) throw new AppError("CONFLICT", "You cannot delete your own account");
+  const target = await findUser(ctx, clinicId, id);
+  if (target.role === "owner") throw new AppError("CONFLICT", "The owner cannot be deleted");
+  await ctx.db.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    await tx.update(users).set({ deleted_at: now, updated_at: now }).where(and(live(clinicId), eq(users.id, id)));
+    await revokeAllSessions({ db: tx, clock: ctx.clock }, id);
+  });
+}

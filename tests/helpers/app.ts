@@ -1,0 +1,84 @@
+import { afterAll } from "bun:test";
+import { createApp, type App, type BuiltApp } from "../../src/app";
+import { DEFAULT_LIMITS, type Config } from "../../src/config";
+import { ManualClock } from "../../src/lib/clock";
+import { createLogger, silentLogger, type Logger } from "../../src/lib/logger";
+import { createTestDatabase, type TestDatabase } from "./database";
+
+export const TEST_SECRET = "test-secret-that-is-at-least-32-bytes-long!!";
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    host: "127.0.0.1",
+    databaseUrl: undefined,
+    dataDir: "/nonexistent",
+    jwtSecret: TEST_SECRET,
+    cookieSecure: true,
+    quotaFlushMs: 2000,
+    queryTimeoutMs: 5000,
+    queryMaxRows: 1000,
+    logLevel: "silent",
+    maxBodyBytes: 1024 * 1024,
+    // Generous by default so set-up traffic is not throttled; limit tests lower them.
+    limits: { ...DEFAULT_LIMITS, authPerIpPerMinute: 10_000, authFailuresPerEmail: 10_000, perUserPerMinute: 100_000 },
+    ...overrides,
+  };
+}
+
+export interface TestApp extends BuiltApp {
+  app: App;
+  clock: ManualClock;
+  database: TestDatabase;
+  logLines: string[];
+  /** Sends a request to the app; `json` bodies are serialized, `token` becomes a Bearer header. */
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+}
+
+export interface RequestOptions {
+  json?: unknown;
+  body?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/**
+ * An app over a fresh database with a manual clock. Closed after the file's tests.
+ * Pass `database` to share one database between two apps (as two instances would).
+ */
+export async function createTestApp(options: { config?: Partial<Config>; clock?: ManualClock; database?: TestDatabase; logger?: Logger } = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const clock = options.clock ?? new ManualClock();
+  const logLines: string[] = [];
+  const logger = options.logger ?? createLogger("debug", (line) => void logLines.push(line));
+  const built = createApp({ database, config: testConfig(options.config), clock, logger });
+  if (!options.database) afterAll(() => database.destroy());
+  const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body = opts.body;
+    if (opts.json !== undefined) {
+      body = JSON.stringify(opts.json);
+      headers["content-type"] ??= "application/json; charset=utf-8";
+    }
+    const response = await built.app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+  return { ...built, clock, database, logLines, request };
+}
+
+export { silentLogger };

@@ -1,0 +1,49 @@
+import postgres from "postgres";
+import { openDatabase, type Database } from "../../src/db/client";
+
+export const POSTGRES_URL = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
+export const databaseKind = POSTGRES_URL ? "postgres" : "pglite";
+
+/** A migrated PGlite data directory, made once per test process and cloned for each database. */
+let pgliteTemplate: Promise<Blob | File> | undefined;
+
+async function templateDump(): Promise<Blob | File> {
+  const template = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent" });
+  await template.migrate();
+  const dump = await template.dumpDataDir!();
+  await template.close();
+  return dump;
+}
+
+export interface TestDatabase extends Database {
+  /** Drops what was created for this test (the PostgreSQL database) after closing. */
+  destroy(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database of the kind DATABASE_URL selects: in-memory PGlite by default,
+ * or a new PostgreSQL database (dropped by `destroy`) when DATABASE_URL is postgres://.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!POSTGRES_URL) {
+    pgliteTemplate ??= templateDump();
+    const database = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", memoryTemplate: await pgliteTemplate });
+    return Object.assign(database, { destroy: () => database.close() });
+  }
+  const name = `vet_test_${Bun.randomUUIDv7().replaceAll("-", "").slice(-16)}`;
+  const admin = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: "/nonexistent" });
+  await database.migrate();
+  return Object.assign(database, {
+    async destroy() {
+      await database.close();
+      const cleanup = postgres(POSTGRES_URL!, { max: 1, onnotice: () => {} });
+      await cleanup.unsafe(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  });
+}
