@@ -17,6 +17,15 @@ function fieldErrors(error: ValidationError): FieldError[] {
   return fields;
 }
 
+/** An error and its causes on one line, for the log only (never sent to the client). */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    parts.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  }
+  return parts.join(" <- caused by ");
+}
+
 /** Turns any thrown thing into an AppError; unexpected ones become INTERNAL_ERROR. */
 export function toAppError(code: string | number, error: unknown, where: string): AppError {
   if (error instanceof AppError) return error;
@@ -40,7 +49,7 @@ export const errorHandler = (logger: Logger) =>
         request_id: state.id,
         method: request.method,
         path,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        error: describeError(error),
         stack: error instanceof Error ? error.stack : undefined,
       });
     }

@@ -1,4 +1,3 @@
-import { afterAll } from "bun:test";
 import { createApp, type App, type BuiltApp } from "../../src/app";
 import { DEFAULT_LIMITS, type Config } from "../../src/config";
 import { ManualClock } from "../../src/lib/clock";
@@ -33,6 +32,8 @@ export interface TestApp extends BuiltApp {
   logLines: string[];
   /** Sends a request to the app; `json` bodies are serialized, `token` becomes a Bearer header. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Runs shutdown work and drops the database it created (call in afterAll). */
+  close(): Promise<void>;
 }
 
 export interface RequestOptions {
@@ -50,7 +51,7 @@ export interface TestResponse {
 }
 
 /**
- * An app over a fresh database with a manual clock. Closed after the file's tests.
+ * An app over a fresh database with a manual clock; close it in afterAll.
  * Pass `database` to share one database between two apps (as two instances would).
  */
 export async function createTestApp(options: { config?: Partial<Config>; clock?: ManualClock; database?: TestDatabase; logger?: Logger } = {}): Promise<TestApp> {
@@ -59,7 +60,6 @@ export async function createTestApp(options: { config?: Partial<Config>; clock?:
   const logLines: string[] = [];
   const logger = options.logger ?? createLogger("debug", (line) => void logLines.push(line));
   const built = createApp({ database, config: testConfig(options.config), clock, logger });
-  if (!options.database) afterAll(() => database.destroy());
   const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -78,7 +78,11 @@ export async function createTestApp(options: { config?: Partial<Config>; clock?:
     }
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
-  return { ...built, clock, database, logLines, request };
+  const close = async () => {
+    await built.context.lifecycle.beforeClose();
+    if (!options.database) await database.destroy();
+  };
+  return { ...built, clock, database, logLines, request, close };
 }
 
 export { silentLogger };
