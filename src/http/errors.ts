@@ -29,6 +29,8 @@ function describeError(error: unknown): string {
 /** Turns any thrown thing into an AppError; unexpected ones become INTERNAL_ERROR. */
 export function toAppError(code: string | number, error: unknown, where: string): AppError {
   if (error instanceof AppError) return error;
+  // Elysia wraps whatever the body parser throws; our parser's own refusals come through as is.
+  if (code === "PARSE" && error instanceof Error && error.cause instanceof AppError) return error.cause;
   if (code === "VALIDATION" && error instanceof ValidationError) {
     if (error.type === "response") return new AppError("INTERNAL_ERROR", "The service produced an invalid response");
     return AppError.validation(fieldErrors(error), `Invalid ${error.type}`);

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DEFAULT_LIMITS } from "../../src/config";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { PASSWORD, registerClinic, uniqueEmail } from "../helpers/clinic";
+
+let t: TestApp;
+beforeAll(async () => {
+  // The contract's limits, except a per-user limit small enough to reach.
+  t = await createTestApp({ config: { limits: { ...DEFAULT_LIMITS, perUserPerMinute: 5 } } });
+});
+afterAll(() => t.close());
+
+const login = (email: string, password: string) => t.request("POST", "/api/v1/auth/login", { json: { email, password } });
+
+describe("login and register limits (CONTRACT §10)", () => {
+  test("5 failures for one email lock it for 15 minutes, even with the right password", async () => {
+    const owner = await registerClinic(t);
+    for (let i = 0; i < 5; i++) expect((await login(owner.user.email, "wrong password")).status).toBe(401);
+    const locked = await login(owner.user.email, PASSWORD);
+    expect(locked.status, locked.text).toBe(429);
+    expect(locked.body.code).toBe("TOO_MANY_ATTEMPTS");
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(800);
+    t.clock.advance(15 * 60 * 1000 + 1000);
+    expect((await login(owner.user.email, PASSWORD)).status).toBe(200);
+  });
+
+  test("10 attempts per minute per IP, with rate-limit headers", async () => {
+    t.clock.advance(60_000);
+    let last;
+    for (let i = 0; i < 10; i++) {
+      last = await login(uniqueEmail(), PASSWORD);
+      expect(last.status, last.text).toBe(401);
+      expect(last.headers.get("x-ratelimit-remaining")).toBe(String(9 - i));
+    }
+    expect(Number(last!.headers.get("x-ratelimit-reset"))).toBeGreaterThan(t.clock.now().getTime() / 1000);
+    const refused = await t.request("POST", "/api/v1/auth/register", { json: { email: uniqueEmail(), password: PASSWORD, name: "N", clinic_name: "C" } });
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.body.code).toBe("TOO_MANY_ATTEMPTS");
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    const [row] = await t.database.query<{ n: number }>("select count(*)::int as n from users where email = $1", ["nobody"]);
+    expect(row!.n).toBe(0);
+    t.clock.advance(60_000);
+    expect((await login(uniqueEmail(), PASSWORD)).status).toBe(401);
+  });
+});
+
+describe("per-user limit", () => {
+  test("past the limit calls are 429 RATE_LIMIT_EXCEEDED; the window slides", async () => {
+    t.clock.advance(60_000);
+    const owner = await registerClinic(t);
+    for (let i = 0; i < 5; i++) {
+      const r = await owner.as("GET", "/api/v1/auth/me");
+      expect(r.status, r.text).toBe(200);
+      expect(r.headers.get("x-ratelimit-remaining")).toBe(String(4 - i));
+      expect(r.headers.get("x-ratelimit-reset")).toMatch(/^\d+$/);
+    }
+    const refused = await owner.as("GET", "/api/v1/auth/me");
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.body.code).toBe("RATE_LIMIT_EXCEEDED");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    t.clock.advance(60_001);
+    expect((await owner.as("GET", "/api/v1/auth/me")).status).toBe(200);
+  });
+});
