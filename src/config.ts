@@ -17,6 +17,8 @@ export interface Config {
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   limits: RestLimits;
+  /** Browser origins allowed to call POST /mcp besides the server's own. */
+  mcpAllowedOrigins: string[];
 }
 
 /** CONTRACT §10; tests lower or raise them. */
@@ -81,5 +83,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: level,
     maxBodyBytes: intFrom(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
     limits: { ...DEFAULT_LIMITS },
+    mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
   };
 }

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sql } from "drizzle-orm";
 import { createTestApp, TEST_SECRET, type TestApp } from "../helpers/app";
 import { PASSWORD, refreshCookieOf, registerClinic, uniqueEmail } from "../helpers/clinic";
 
@@ -184,7 +183,7 @@ describe("register and login refusals write nothing", () => {
 
   test("passwords are stored as argon2id hashes", async () => {
     const owner = await registerClinic(t);
-    const [row] = await t.database.db.execute<{ password_hash: string }>(sql`select password_hash from users where id = ${owner.user.id}`).then((r) => ("rows" in r ? (r.rows as { password_hash: string }[]) : (r as unknown as { password_hash: string }[])));
+    const [row] = await t.database.query<{ password_hash: string }>("select password_hash from users where id = $1", [owner.user.id]);
     expect(row!.password_hash).toStartWith("$argon2id$");
   });
 });

@@ -19,6 +19,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     queryMaxRows: 1000,
     logLevel: "silent",
     maxBodyBytes: 1024 * 1024,
+    mcpAllowedOrigins: [],
     // Generous by default so set-up traffic is not throttled; limit tests lower them.
     limits: { ...DEFAULT_LIMITS, authPerIpPerMinute: 10_000, authFailuresPerEmail: 10_000, perUserPerMinute: 100_000 },
     ...overrides,

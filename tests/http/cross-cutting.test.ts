@@ -16,7 +16,7 @@ describe("request ids", () => {
   });
 
   test("a missing or unsafe X-Request-ID is replaced by a generated one", async () => {
-    for (const headers of [{}, { "x-request-id": "bad id with spaces\"<>" }]) {
+    for (const headers of [{}, { "x-request-id": "bad id with spaces\"<>" }] as Record<string, string>[]) {
       const r = await t.request("GET", "/health", { headers });
       expect(r.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     }

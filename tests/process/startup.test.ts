@@ -7,7 +7,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "vet-clinic-start-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Reads JSON log lines from a child's stdout until one matches. */
-async function waitForLine(reader: ReadableStreamDefaultReader<Uint8Array>, seen: string[], match: (line: Record<string, unknown>) => boolean) {
+async function waitForLine(reader: { read(): Promise<{ value?: Uint8Array; done: boolean }> }, seen: string[], match: (line: Record<string, unknown>) => boolean) {
   const decoder = new TextDecoder();
   let buffer = "";
   for (;;) {
