@@ -1,4 +1,6 @@
 import { setDefaultTimeout } from "bun:test";
 
-// Building a database (PGlite boot, or a fresh PostgreSQL database and its migrations) takes seconds.
+// Applies to the first test file only (bun scopes it per file): that file pays for building the
+// migrated PGlite template (~5 s). Slow tests elsewhere (spawning a server, a fresh embedded
+// data directory) pass their own timeout.
 setDefaultTimeout(60_000);

@@ -33,7 +33,7 @@ test("the embedded database keeps data across a restart (start, register, stop, 
   expect(login.status, await login.clone().text()).toBe(200);
   expect(((await login.json()) as { clinic: { name: string } }).clinic.name).toBe("Kept");
   await second.database.close();
-});
+}, 60_000);
 
 test("a generated JWT secret is kept in DATA_DIR with mode 0600 and reused", () => {
   const secret = resolveJwtSecret({}, dataDir);

@@ -44,4 +44,4 @@ test("the server starts, names its URLs and data, serves, and stops cleanly on S
   child.kill("SIGTERM");
   await waitForLine(reader, seen, (l) => l.msg === "stopped");
   expect(await child.exited).toBe(0);
-});
+}, 60_000);
