@@ -9,6 +9,10 @@ import { hmacSha256 } from "./lib/crypto";
 import { authModule } from "./modules/auth";
 import { usersModule } from "./modules/users";
 import { healthModule } from "./modules/health";
+import { mcpModule } from "./modules/mcp";
+import { McpRuntime } from "./modules/mcp/runtime";
+import { clinicContextTool } from "./modules/mcp/tools/clinic-context";
+import { mcpKeysModule } from "./modules/mcp-keys";
 
 export interface BuiltApp {
   app: ReturnType<typeof buildRoutes>;
@@ -21,14 +25,17 @@ function buildRoutes(context: AppContext) {
     .use(errorHandler(context.logger))
     .use(jsonBody(context.config.maxBodyBytes))
     .use(healthModule(context))
-    .group("/api/v1", (api) => api.use(authModule(context)).use(usersModule(context)));
+    .use(mcpModule(context))
+    .group("/api/v1", (api) => api.use(authModule(context)).use(usersModule(context)).use(mcpKeysModule(context)));
 }
 
 /** Builds the whole app from its dependencies; no listener, so tests call `app.handle`. */
 export function createApp(deps: AppDeps): BuiltApp {
   const services = { db: deps.database.db, clock: deps.clock };
   const rateLimits = new RestRateLimits(deps.config.limits, deps.clock);
+  const mcp = new McpRuntime({ ...deps, tools: [clinicContextTool()] });
   const context: AppContext = {
+    mcp,
     ...deps,
     services,
     rateLimits,
@@ -37,6 +44,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     lifecycle: createLifecycle(),
     auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits }),
   };
+  context.lifecycle.onBeforeClose(() => mcp.stop());
   return { app: buildRoutes(context), context };
 }
 

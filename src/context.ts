@@ -5,6 +5,7 @@ import type { Paginator } from "./http/pagination";
 import type { RestRateLimits } from "./http/rate-limit";
 import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/logger";
+import type { McpRuntime } from "./modules/mcp/runtime";
 
 /** What the app is built from: tests hand in their own database, clock and config. */
 export interface AppDeps {
@@ -39,4 +40,5 @@ export interface AppContext extends AppDeps {
   rateLimits: RestRateLimits;
   auth: ReturnType<typeof authGuard>;
   lifecycle: Lifecycle;
+  mcp: McpRuntime;
 }

@@ -18,7 +18,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const label = (r: ProtectedRoute) => `${r.method} ${r.path}`;
-const resolvePath = (r: ProtectedRoute, id: string | undefined) => `/api/v1${r.path.replace(":id", id ?? "00000000-0000-7000-8000-000000000000")}`;
+const resolvePath = (r: ProtectedRoute, id: string | undefined, path = r.path) => `/api/v1${path.replace(":id", id ?? "00000000-0000-7000-8000-000000000000")}`;
+const readBackPath = (r: ProtectedRoute, id: string) => resolvePath(r, id, r.readBack ?? r.path);
 
 test("every /api/v1 route of the app is listed as protected or public", () => {
   const listed = new Set([...PROTECTED_ROUTES.map(label), ...PUBLIC_ROUTES]);
@@ -52,7 +53,7 @@ describe.each(PROTECTED_ROUTES.map((r) => [label(r), r] as const))("%s", (_name,
       expect(r.status, r.text).toBe(403);
       expect(r.body.code, r.text).toBe("FORBIDDEN");
       if (id && route.method !== "GET") {
-        const after = await owner.as("GET", resolvePath(route, id));
+        const after = await owner.as("GET", readBackPath(route, id));
         expect(after.status, after.text).toBe(200);
       }
     });
@@ -61,13 +62,13 @@ describe.each(PROTECTED_ROUTES.map((r) => [label(r), r] as const))("%s", (_name,
   if (route.seed) {
     test("another clinic's record: 404 NOT_FOUND and nothing changes", async () => {
       const id = await route.seed!(t, owner);
-      const before = await owner.as("GET", resolvePath(route, id));
+      const before = await owner.as("GET", readBackPath(route, id));
       expect(before.status, before.text).toBe(200);
       const r = await intruder.as(route.method, resolvePath(route, id), { json: route.body?.(id) });
       expect(r.status, r.text).toBe(404);
       expect(r.body.code, r.text).toBe("NOT_FOUND");
       expect(r.text).not.toContain(owner.clinic.id);
-      const after = await owner.as("GET", resolvePath(route, id));
+      const after = await owner.as("GET", readBackPath(route, id));
       expect(after.body, after.text).toEqual(before.body);
     });
   }

@@ -53,3 +53,10 @@ export async function addMember(t: TestApp, owner: ClinicSession, role: "vet" | 
 
 /** Lets onAfterResponse hooks (deferred by Elysia) run before assertions on logs. */
 export const flushDeferred = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Logs the same user in again (after the clock has moved past their access token). */
+export async function relogin(t: TestApp, session: ClinicSession): Promise<ClinicSession> {
+  const login = await t.request("POST", "/api/v1/auth/login", { json: { email: session.user.email, password: PASSWORD } });
+  expect(login.status, login.text).toBe(200);
+  return sessionFrom(t, login);
+}

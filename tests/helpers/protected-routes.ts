@@ -15,6 +15,8 @@ export interface ProtectedRoute {
   body?: (seeded: string | undefined) => unknown;
   /** Creates a record in the owner's clinic and returns its id (for `:id` routes). */
   seed?: (t: TestApp, owner: ClinicSession) => Promise<string>;
+  /** The GET path that shows the seeded record (default: `path`), to check a refusal changed nothing. */
+  readBack?: string;
 }
 
 const seedUser = async (_t: TestApp, owner: ClinicSession) => {
@@ -24,7 +26,19 @@ const seedUser = async (_t: TestApp, owner: ClinicSession) => {
   return r.body.id as string;
 };
 
+const seedApiKey = async (_t: TestApp, owner: ClinicSession) => {
+  const r = await owner.as("POST", "/api/v1/mcp/keys", { json: { name: "seeded", scopes: ["read"] } });
+  return r.body.id as string;
+};
+
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
+  { method: "POST", path: "/mcp/keys", roles: ["owner"], body: () => ({ name: "k", scopes: ["read"] }) },
+  { method: "GET", path: "/mcp/keys", roles: ["owner"] },
+  { method: "GET", path: "/mcp/keys/:id", roles: ["owner"], seed: seedApiKey },
+  { method: "POST", path: "/mcp/keys/:id/rotate", roles: ["owner"], seed: seedApiKey, readBack: "/mcp/keys/:id" },
+  { method: "DELETE", path: "/mcp/keys/:id", roles: ["owner"], seed: seedApiKey },
+  { method: "GET", path: "/mcp/usage", roles: ["owner"] },
+  { method: "GET", path: "/mcp/usage/summary", roles: ["owner"] },
   { method: "POST", path: "/auth/logout" },
   { method: "GET", path: "/auth/me" },
   { method: "GET", path: "/users", roles: ["owner"] },

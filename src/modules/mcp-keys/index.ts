@@ -1,0 +1,72 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context";
+import { errorResponses, IdParams } from "../../http/common-model";
+import { CursorPage } from "../../http/pagination";
+import { ApiKeyModel, ApiKeyWithSecretModel, CreateKeyBody, KeyListQuery, SummaryModel, SummaryQuery, UsageQuery, UsageRowModel } from "./model";
+import * as keys from "./service";
+
+const KEY_LIST = { list: "api_keys", sort: ["created_at:date", "id:text"] } as const;
+const USAGE_LIST = { list: "mcp_usage", sort: ["created_at:date", "id:text"] } as const;
+
+/** API keys and their usage: the clinic owner's alone (interface spec, Authentication rule 4). */
+export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
+  new Elysia({ prefix: "/mcp", tags: ["mcp keys"] as never })
+    .use(auth)
+    .guard({ auth: ["owner"] as const })
+    .post("/keys", async ({ actor, body, status }) => status(201, await keys.createKey(services, actor.clinicId, actor.userId, body)), {
+      body: CreateKeyBody,
+      response: { 201: ApiKeyWithSecretModel, ...errorResponses(401, 403, 422) },
+      detail: { summary: "Create an API key; the value is shown only in this response" },
+    })
+    .get(
+      "/keys",
+      async ({ actor, query }) => {
+        const page = paginator.cursorRequest(query, KEY_LIST);
+        const { rows, burst } = await keys.listKeys(services, actor.clinicId, page);
+        const result = paginator.cursorPage(rows, page, KEY_LIST, (k) => [k.created_at, k.id]);
+        return { ...result, data: result.data.map((row) => keys.keyView(row, burst)) };
+      },
+      { query: KeyListQuery, response: { 200: CursorPage(ApiKeyModel), ...errorResponses(400, 401, 403, 422) } },
+    )
+    .get("/keys/:id", ({ actor, params }) => keys.getKey(services, actor.clinicId, params.id), {
+      params: IdParams,
+      response: { 200: ApiKeyModel, ...errorResponses(401, 403, 404, 422) },
+    })
+    .post(
+      "/keys/:id/rotate",
+      async ({ actor, params }) => {
+        const rotated = await keys.rotateKey(services, actor.clinicId, params.id);
+        await mcp.keys.keyChanged(params.id);
+        return rotated;
+      },
+      { params: IdParams, response: { 200: ApiKeyWithSecretModel, ...errorResponses(401, 403, 404, 409, 422) }, detail: { summary: "New value; the old one fails at once" } },
+    )
+    .delete(
+      "/keys/:id",
+      async ({ actor, params, status }) => {
+        await keys.revokeKey(services, actor.clinicId, params.id);
+        await mcp.keys.keyChanged(params.id);
+        return status(204, undefined);
+      },
+      { params: IdParams, response: { 204: t.Void(), ...errorResponses(401, 403, 404, 422) }, detail: { summary: "Revoke; the key then gets 401 API_KEY_REVOKED" } },
+    )
+    .get(
+      "/usage",
+      async ({ actor, query }) => {
+        const page = paginator.cursorRequest(query, USAGE_LIST);
+        // This instance's queued rows first, so a caller reads its own calls.
+        await mcp.usage.flush();
+        const rows = await keys.listUsage(services, actor.clinicId, actor.clinic.timezone, query, page);
+        const result = paginator.cursorPage(rows, page, USAGE_LIST, (u) => [u.created_at, u.id]);
+        return { ...result, data: result.data.map(keys.usageView) };
+      },
+      { query: UsageQuery, response: { 200: CursorPage(UsageRowModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "The usage log" } },
+    )
+    .get(
+      "/usage/summary",
+      async ({ actor, query }) => {
+        await mcp.flush();
+        return keys.usageSummary(services, actor.clinicId, query.date);
+      },
+      { query: SummaryQuery, response: { 200: t.Composite([SummaryModel, t.Object({ generated_at: t.String() })]), ...errorResponses(401, 403, 422) }, detail: { summary: "Calls per key and tool on a UTC day" } },
+    );

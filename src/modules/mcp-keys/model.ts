@@ -1,0 +1,74 @@
+import { t } from "elysia";
+import { StrictInteger, Timestamp, Uuid } from "../../http/common-model";
+import { cursorQueryFields } from "../../http/pagination";
+
+export const Scope = t.Union([t.Literal("read"), t.Literal("query"), t.Literal("clinic_context")]);
+const NullableTimestamp = t.Union([Timestamp, t.Null()]);
+
+export const CreateKeyBody = t.Object({
+  name: t.String({ minLength: 1, maxLength: 100, examples: ["Claude Desktop"] }),
+  scopes: t.Array(Scope, { minItems: 1, maxItems: 3, uniqueItems: true, examples: [["read", "query"]] }),
+  rate_limit_per_day: t.Optional(StrictInteger({ minimum: 1, maximum: 1_000_000, default: 1000 })),
+  expires_at: t.Optional(t.Union([t.String({ format: "date-time" }), t.Null()])),
+});
+
+export const ApiKeyModel = t.Object({
+  id: Uuid,
+  name: t.String(),
+  key_prefix: t.String(),
+  scopes: t.Array(t.String()),
+  rate_limit_per_day: t.Integer(),
+  burst_per_minute: t.Integer(),
+  expires_at: NullableTimestamp,
+  created_at: Timestamp,
+  last_used_at: NullableTimestamp,
+  revoked_at: NullableTimestamp,
+});
+
+/** Only creation and rotation show the value, once. */
+export const ApiKeyWithSecretModel = t.Composite([ApiKeyModel, t.Object({ api_key: t.String({ pattern: "^svc_[A-Za-z0-9]{32}$" }) })]);
+
+export const KeyListQuery = t.Object({ ...cursorQueryFields });
+
+export const UsageQuery = t.Object({
+  ...cursorQueryFields,
+  api_key_id: t.Optional(Uuid),
+  tool: t.Optional(t.String({ maxLength: 100 })),
+  outcome: t.Optional(t.String({ pattern: "^(ok|blocked|error|denied|rate_limited)(,(ok|blocked|error|denied|rate_limited))*$" })),
+  date_from: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" })),
+  date_to: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" })),
+});
+
+export const UsageRowModel = t.Object({
+  id: Uuid,
+  api_key_id: Uuid,
+  tool: t.String(),
+  status_code: t.Integer(),
+  outcome: t.String(),
+  reason: t.Union([t.String(), t.Null()]),
+  sql_text: t.Union([t.String(), t.Null()]),
+  rows_returned: t.Union([t.Integer(), t.Null()]),
+  duration_ms: t.Integer(),
+  request_id: t.Union([t.String(), t.Null()]),
+  created_at: Timestamp,
+});
+
+export const SummaryQuery = t.Object({ date: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" })) });
+
+export const SummaryModel = t.Object({
+  date: t.String({ description: "UTC day, as quota days are" }),
+  keys: t.Array(
+    t.Object({
+      api_key_id: Uuid,
+      name: t.String(),
+      key_prefix: t.String(),
+      rate_limit_per_day: t.Integer(),
+      quota_used: t.Integer({ description: "Calls counted against the daily quota" }),
+      calls: t.Integer({ description: "Usage-log rows, 429s included" }),
+      tools: t.Array(t.Object({ tool: t.String(), calls: t.Integer(), outcomes: t.Record(t.String(), t.Integer()) })),
+    }),
+  ),
+});
+
+export type CreateKeyInput = typeof CreateKeyBody.static;
+export type UsageFilters = typeof UsageQuery.static;

@@ -1,0 +1,159 @@
+import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import type { ServiceContext } from "../../db/client";
+import { afterKeyset, ascending } from "../../db/keyset";
+import { apiKeys, clinics, mcpUsageLog, quotaCounters, type UsageOutcome } from "../../db/schema";
+import type { PageRequest } from "../../http/pagination";
+import { newId } from "../../lib/crypto";
+import { AppError } from "../../lib/errors";
+import { addDays, rfc3339, serialize, startOfDayInZone, utcDay } from "../../lib/time";
+import { burstFor, generateApiKey } from "../mcp/api-keys";
+import type { CreateKeyInput, UsageFilters } from "./model";
+
+type KeyRow = typeof apiKeys.$inferSelect;
+
+async function clinicBurst(ctx: ServiceContext, clinicId: string): Promise<number> {
+  const [clinic] = await ctx.db.select({ plan: clinics.plan, burst: clinics.burst_per_minute }).from(clinics).where(eq(clinics.id, clinicId));
+  return burstFor(clinic!.plan, clinic!.burst);
+}
+
+export function keyView(row: KeyRow, burstPerMinute: number) {
+  return serialize({
+    id: row.id,
+    name: row.name,
+    key_prefix: row.key_prefix,
+    scopes: row.scopes,
+    rate_limit_per_day: row.rate_limit_per_day,
+    burst_per_minute: burstPerMinute,
+    expires_at: row.expires_at,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+  });
+}
+
+async function findKey(ctx: ServiceContext, clinicId: string, id: string): Promise<KeyRow> {
+  const [row] = await ctx.db.select().from(apiKeys).where(and(eq(apiKeys.clinic_id, clinicId), eq(apiKeys.id, id)));
+  if (!row) throw AppError.notFound("API key", id);
+  return row;
+}
+
+export async function createKey(ctx: ServiceContext, clinicId: string, userId: string, input: CreateKeyInput) {
+  const now = ctx.clock.now();
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  if (expiresAt && expiresAt <= now) throw AppError.validation([{ path: "expires_at", message: "Must be in the future" }]);
+  const secret = generateApiKey();
+  const [row] = await ctx.db
+    .insert(apiKeys)
+    .values({
+      id: newId(),
+      clinic_id: clinicId,
+      name: input.name.trim(),
+      key_hash: secret.hash,
+      key_prefix: secret.prefix,
+      scopes: [...new Set(input.scopes)],
+      rate_limit_per_day: input.rate_limit_per_day ?? 1000,
+      expires_at: expiresAt,
+      created_by: userId,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning();
+  return { ...keyView(row!, await clinicBurst(ctx, clinicId)), api_key: secret.value };
+}
+
+export async function listKeys(ctx: ServiceContext, clinicId: string, page: PageRequest & { kind: "cursor" }) {
+  const rows = await ctx.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.clinic_id, clinicId), afterKeyset([apiKeys.created_at, apiKeys.id], page.after)))
+    .orderBy(...ascending([apiKeys.created_at, apiKeys.id]))
+    .limit(page.limit + 1);
+  return { rows, burst: await clinicBurst(ctx, clinicId) };
+}
+
+export async function getKey(ctx: ServiceContext, clinicId: string, id: string) {
+  return keyView(await findKey(ctx, clinicId, id), await clinicBurst(ctx, clinicId));
+}
+
+/** A new value for the same record: the old value stops working at once; quota counters stay. */
+export async function rotateKey(ctx: ServiceContext, clinicId: string, id: string) {
+  const current = await findKey(ctx, clinicId, id);
+  if (current.revoked_at) throw new AppError("INVALID_STATE_TRANSITION", "A revoked key cannot be rotated");
+  const secret = generateApiKey();
+  const [row] = await ctx.db
+    .update(apiKeys)
+    .set({ key_hash: secret.hash, key_prefix: secret.prefix, updated_at: ctx.clock.now() })
+    .where(and(eq(apiKeys.clinic_id, clinicId), eq(apiKeys.id, id)))
+    .returning();
+  return { ...keyView(row!, await clinicBurst(ctx, clinicId)), api_key: secret.value };
+}
+
+/** Revoking twice is harmless: the first revocation time is kept. */
+export async function revokeKey(ctx: ServiceContext, clinicId: string, id: string): Promise<void> {
+  const current = await findKey(ctx, clinicId, id);
+  if (current.revoked_at) return;
+  const now = ctx.clock.now();
+  await ctx.db.update(apiKeys).set({ revoked_at: now, updated_at: now }).where(and(eq(apiKeys.clinic_id, clinicId), eq(apiKeys.id, id)));
+}
+
+export async function listUsage(ctx: ServiceContext, clinicId: string, timezone: string, filters: UsageFilters, page: PageRequest & { kind: "cursor" }) {
+  const conditions = [eq(mcpUsageLog.clinic_id, clinicId), afterKeyset([mcpUsageLog.created_at, mcpUsageLog.id], page.after)];
+  if (filters.api_key_id) conditions.push(eq(mcpUsageLog.api_key_id, filters.api_key_id));
+  if (filters.tool) conditions.push(eq(mcpUsageLog.tool, filters.tool));
+  if (filters.outcome) conditions.push(inArray(mcpUsageLog.outcome, filters.outcome.split(",") as UsageOutcome[]));
+  if (filters.date_from) conditions.push(gte(mcpUsageLog.created_at, startOfDayInZone(filters.date_from, timezone)));
+  if (filters.date_to) conditions.push(lt(mcpUsageLog.created_at, startOfDayInZone(addDays(filters.date_to, 1), timezone)));
+  const rows = await ctx.db
+    .select()
+    .from(mcpUsageLog)
+    .where(and(...conditions))
+    .orderBy(...ascending([mcpUsageLog.created_at, mcpUsageLog.id]))
+    .limit(page.limit + 1);
+  return rows;
+}
+
+export const usageView = (row: typeof mcpUsageLog.$inferSelect) => {
+  const { clinic_id: _clinic, ...visible } = row;
+  return serialize(visible);
+};
+
+/** Calls per key and tool on one UTC day (quota days are UTC), with each key's counted quota. */
+export async function usageSummary(ctx: ServiceContext, clinicId: string, date: string | undefined) {
+  const day = date ?? utcDay(ctx.clock.now());
+  const from = new Date(`${day}T00:00:00Z`);
+  const to = new Date(from.getTime() + 24 * 3600 * 1000);
+  const keys = await ctx.db
+    .select({ key: apiKeys, quota: quotaCounters.count })
+    .from(apiKeys)
+    .leftJoin(quotaCounters, and(eq(quotaCounters.api_key_id, apiKeys.id), eq(quotaCounters.day, day)))
+    .where(eq(apiKeys.clinic_id, clinicId))
+    .orderBy(...ascending([apiKeys.created_at, apiKeys.id]));
+  const rows = await ctx.db
+    .select({ keyId: mcpUsageLog.api_key_id, tool: mcpUsageLog.tool, outcome: mcpUsageLog.outcome, calls: sql<number>`count(*)::int` })
+    .from(mcpUsageLog)
+    .where(and(eq(mcpUsageLog.clinic_id, clinicId), gte(mcpUsageLog.created_at, from), lt(mcpUsageLog.created_at, to)))
+    .groupBy(mcpUsageLog.api_key_id, mcpUsageLog.tool, mcpUsageLog.outcome);
+  return {
+    date: day,
+    generated_at: rfc3339(ctx.clock.now()),
+    keys: keys.map(({ key, quota }) => {
+      const tools = new Map<string, { tool: string; calls: number; outcomes: Record<string, number> }>();
+      for (const row of rows.filter((r) => r.keyId === key.id)) {
+        const entry = tools.get(row.tool) ?? { tool: row.tool, calls: 0, outcomes: {} };
+        entry.calls += Number(row.calls);
+        entry.outcomes[row.outcome] = Number(row.calls);
+        tools.set(row.tool, entry);
+      }
+      const list = [...tools.values()].sort((a, b) => a.tool.localeCompare(b.tool));
+      return {
+        api_key_id: key.id,
+        name: key.name,
+        key_prefix: key.key_prefix,
+        rate_limit_per_day: key.rate_limit_per_day,
+        quota_used: quota ?? 0,
+        calls: list.reduce((sum, t) => sum + t.calls, 0),
+        tools: list,
+      };
+    }),
+  };
+}

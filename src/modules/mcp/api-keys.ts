@@ -1,0 +1,136 @@
+import { and, eq } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { apiKeys, clinics, type ApiKeyScope, type Plan } from "../../db/schema";
+import type { Clock } from "../../lib/clock";
+import { randomAlphanumeric, sha256Hex } from "../../lib/crypto";
+import { AppError } from "../../lib/errors";
+
+export const API_KEY_PATTERN = /^svc_[A-Za-z0-9]{32}$/;
+export const KEY_CHANGES_CHANNEL = "vet_api_key_changes";
+
+/** Burst cap per plan (interface spec, Limits); enterprise clinics carry their own. */
+export const PLAN_BURST_PER_MINUTE: Record<Exclude<Plan, "enterprise">, number> = { standard: 60, pro: 200 };
+const ENTERPRISE_DEFAULT_BURST = 600;
+
+export function burstFor(plan: Plan, clinicBurst: number | null): number {
+  return plan === "enterprise" ? (clinicBurst ?? ENTERPRISE_DEFAULT_BURST) : PLAN_BURST_PER_MINUTE[plan];
+}
+
+export function generateApiKey(): { value: string; hash: string; prefix: string } {
+  const value = `svc_${randomAlphanumeric(32)}`;
+  return { value, hash: sha256Hex(value), prefix: value.slice(0, 8) };
+}
+
+/** What a call needs to know about its key; cached in process. */
+export interface KeyPrincipal {
+  id: string;
+  clinicId: string;
+  scopes: ApiKeyScope[];
+  rateLimitPerDay: number;
+  burstPerMinute: number;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  clinicTimezone: string;
+  clinicCurrency: string;
+}
+
+/** Safety net if an eviction notice is ever missed (e.g. while the listener reconnects). */
+const CACHE_TTL_MS = 60_000;
+
+/**
+ * Authenticates API keys with an in-process cache keyed by the key's digest. Rotation and
+ * revocation evict locally in the same request and, through NOTIFY, on every instance that
+ * shares the database.
+ */
+export class ApiKeyDirectory {
+  private readonly byHash = new Map<string, { principal: KeyPrincipal; cachedAt: number }>();
+  private readonly hashById = new Map<string, string>();
+  private unlisten: (() => Promise<void>) | undefined;
+  private readonly echoWaiters = new Map<string, () => void>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await this.database.listen(KEY_CHANGES_CHANNEL, (payload) => {
+      const [keyId, nonce] = payload.split(":");
+      if (keyId) this.evictLocal(keyId);
+      if (nonce) this.echoWaiters.get(nonce)?.();
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.unlisten?.().catch(() => {});
+  }
+
+  /** Resolves a Bearer value to its key, or throws the contract's 401. */
+  async authenticate(authorization: string | null): Promise<KeyPrincipal> {
+    if (!authorization) throw new AppError("AUTH_REQUIRED", "Send Authorization: Bearer svc_…");
+    const value = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    // A malformed value never reaches the database.
+    if (!value || !API_KEY_PATTERN.test(value)) throw new AppError("INVALID_API_KEY", "The API key is not valid");
+    const hash = sha256Hex(value);
+    const now = this.clock.now();
+    let entry = this.byHash.get(hash);
+    if (!entry || now.getTime() - entry.cachedAt > CACHE_TTL_MS) {
+      const principal = await this.load(hash);
+      if (!principal) throw new AppError("INVALID_API_KEY", "The API key is not valid");
+      entry = { principal, cachedAt: now.getTime() };
+      this.byHash.set(hash, entry);
+      this.hashById.set(principal.id, hash);
+    }
+    const { principal } = entry;
+    if (principal.revokedAt) throw new AppError("API_KEY_REVOKED", "The API key has been revoked");
+    if (principal.expiresAt && principal.expiresAt <= now) throw new AppError("API_KEY_EXPIRED", "The API key has expired");
+    return principal;
+  }
+
+  /**
+   * Evicts a changed key here at once and on every other instance. Waits (briefly) for its own
+   * notice to come back: PostgreSQL delivers it to every listener at commit, so by then the
+   * other instances have it too.
+   */
+  async keyChanged(keyId: string): Promise<void> {
+    this.evictLocal(keyId);
+    const nonce = Bun.randomUUIDv7();
+    const echoed = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 1000);
+      this.echoWaiters.set(nonce, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    await this.database.notify(KEY_CHANGES_CHANNEL, `${keyId}:${nonce}`);
+    await echoed;
+    this.echoWaiters.delete(nonce);
+  }
+
+  evictLocal(keyId: string): void {
+    const hash = this.hashById.get(keyId);
+    if (hash) this.byHash.delete(hash);
+    this.hashById.delete(keyId);
+  }
+
+  private async load(hash: string): Promise<KeyPrincipal | undefined> {
+    const [row] = await this.database.db
+      .select({ key: apiKeys, plan: clinics.plan, clinicBurst: clinics.burst_per_minute, timezone: clinics.timezone, currency: clinics.currency })
+      .from(apiKeys)
+      .innerJoin(clinics, eq(clinics.id, apiKeys.clinic_id))
+      .where(and(eq(apiKeys.key_hash, hash)))
+      .limit(1);
+    if (!row) return undefined;
+    return {
+      id: row.key.id,
+      clinicId: row.key.clinic_id,
+      scopes: row.key.scopes,
+      rateLimitPerDay: row.key.rate_limit_per_day,
+      burstPerMinute: burstFor(row.plan, row.clinicBurst),
+      expiresAt: row.key.expires_at,
+      revokedAt: row.key.revoked_at,
+      clinicTimezone: row.timezone,
+      clinicCurrency: row.currency,
+    };
+  }
+}

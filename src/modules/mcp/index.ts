@@ -1,0 +1,81 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context";
+import { errorResponses } from "../../http/common-model";
+import { requestState } from "../../http/request-context";
+import { AppError } from "../../lib/errors";
+import { invokeTool, quotaHeaders } from "./invoke";
+import { assertOriginAllowed, handleMcpRequest } from "./protocol";
+import { nextUtcMidnight } from "../../lib/time";
+
+const ToolInfo = t.Object({
+  name: t.String(),
+  title: t.String(),
+  description: t.String(),
+  scope: t.String(),
+  input_schema: t.Record(t.String(), t.Unknown()),
+  output_schema: t.Record(t.String(), t.Unknown()),
+});
+
+/** The MCP surface (CONTRACT §9): per-clinic API keys, tool invocation, and real MCP at POST /mcp. */
+export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
+  new Elysia({ prefix: "/mcp", tags: ["mcp"] as never })
+    .get(
+      "/health",
+      async () => {
+        const up = await database.query("select 1").then(() => true, () => false);
+        return { status: up ? "ok" : "degraded", database: up ? "ok" : "unreachable" };
+      },
+      { response: t.Object({ status: t.String(), database: t.String() }), detail: { summary: "MCP health; no auth, not counted" } },
+    )
+    .get(
+      "/tools",
+      async ({ request, set }) => {
+        await mcp.ready;
+        const key = await mcp.keys.authenticate(request.headers.get("authorization"));
+        await mcp.quotas.prepare(key.id);
+        const used = mcp.quotas.used(key.id);
+        Object.assign(set.headers, quotaHeaders({ limit: key.rateLimitPerDay, remaining: key.rateLimitPerDay - used, resetAt: nextUtcMidnight(clock.now()) }));
+        return {
+          tools: mcp.registry.list().map((tool) => ({
+            name: tool.name,
+            title: tool.title,
+            description: tool.description,
+            scope: tool.scope,
+            input_schema: JSON.parse(JSON.stringify(tool.inputSchema)),
+            output_schema: JSON.parse(JSON.stringify(tool.outputSchema)),
+          })),
+        };
+      },
+      { response: { 200: t.Object({ tools: t.Array(ToolInfo) }), ...errorResponses(401) }, detail: { summary: "The tools (key required, not counted)" } },
+    )
+    .post(
+      "/tools/:tool/invoke",
+      async ({ params, body, request, set }) => {
+        const requestId = requestState(request).id;
+        const outcome = await invokeTool(mcp, { authorization: request.headers.get("authorization"), tool: params.tool, input: body, requestId });
+        requestState(request).clinicId = outcome.key.clinicId;
+        if (!outcome.ok) throw new AppError(outcome.error.code, outcome.error.message, outcome.error.details, { ...outcome.headers, ...outcome.error.headers });
+        Object.assign(set.headers, outcome.headers);
+        return outcome.result;
+      },
+      {
+        params: t.Object({ tool: t.String({ maxLength: 100 }) }),
+        body: t.Unknown(),
+        response: { 200: t.Record(t.String(), t.Unknown()), ...errorResponses(400, 401, 403, 404, 422, 429) },
+        detail: { summary: "Invoke a tool with an API key" },
+      },
+    )
+    .post(
+      "/",
+      async ({ request, body }) => {
+        assertOriginAllowed(request, config.mcpAllowedOrigins);
+        return handleMcpRequest(mcp, request, body, requestState(request).id);
+      },
+      { body: t.Unknown(), detail: { summary: "Model Context Protocol (Streamable HTTP, stateless, JSON responses)" } },
+    )
+    .get("/", () => {
+      throw new AppError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: POST JSON-RPC messages", undefined, { allow: "POST" });
+    })
+    .delete("/", () => {
+      throw new AppError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: there is no session to delete", undefined, { allow: "POST" });
+    });

@@ -1,0 +1,104 @@
+import type { UsageOutcome } from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { rfc3339 } from "../../lib/time";
+import type { KeyPrincipal } from "./api-keys";
+import type { QuotaDecision } from "./quotas";
+import type { McpRuntime } from "./runtime";
+
+export interface InvokeRequest {
+  authorization: string | null;
+  tool: string;
+  input: unknown;
+  requestId: string;
+}
+
+export type InvokeOutcome =
+  | { ok: true; status: 200; headers: Record<string, string>; result: Record<string, unknown>; key: KeyPrincipal }
+  | { ok: false; status: number; headers: Record<string, string>; error: AppError; key: KeyPrincipal };
+
+export function quotaHeaders(decision: { limit: number; remaining: number; resetAt: Date }): Record<string, string> {
+  return {
+    "x-ratelimit-limit": String(decision.limit),
+    "x-ratelimit-remaining": String(Math.max(0, decision.remaining)),
+    "x-ratelimit-reset": String(Math.floor(decision.resetAt.getTime() / 1000)),
+  };
+}
+
+function refusal(decision: Exclude<QuotaDecision, { admitted: true }>, now: Date): AppError {
+  if (decision.reason === "burst") {
+    return new AppError(
+      "BURST_LIMIT_EXCEEDED",
+      `More than ${decision.limitPerMinute} calls in the last minute; retry in ${decision.retryAfterSeconds} s`,
+      { limit_per_minute: decision.limitPerMinute, retry_after: decision.retryAfterSeconds },
+      { "retry-after": String(decision.retryAfterSeconds) },
+    );
+  }
+  const retryAfter = Math.max(1, Math.ceil((decision.resetAt.getTime() - now.getTime()) / 1000));
+  return new AppError(
+    "RATE_LIMIT_EXCEEDED",
+    `The daily quota of ${decision.limit} calls is used up; it resets at ${rfc3339(decision.resetAt)}`,
+    { limit: decision.limit, reset_at: rfc3339(decision.resetAt) },
+    { "retry-after": String(retryAfter) },
+  );
+}
+
+function outcomeOf(error: AppError): UsageOutcome {
+  if (error.code === "SQL_GUARD_BLOCKED") return "blocked";
+  if (error.code === "INSUFFICIENT_SCOPE" || error.code === "TOOL_NOT_FOUND") return "denied";
+  return "error";
+}
+
+/**
+ * One tool call, for every surface, in the contract's order: authenticate → burst cap →
+ * daily quota → count 1 → scope → tool → body → run → log. Authentication failures throw
+ * (they belong to no key); every later outcome is returned with the quota headers.
+ */
+export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): Promise<InvokeOutcome> {
+  const started = performance.now();
+  await runtime.ready;
+  const key = await runtime.keys.authenticate(request.authorization);
+  await runtime.quotas.prepare(key.id);
+  const decision = runtime.quotas.admit(key);
+  runtime.noteKeyUsed(key.id);
+  const headers = quotaHeaders(decision);
+  const tool = runtime.registry.get(request.tool);
+  const sqlText = typeof (request.input as { sql?: unknown })?.sql === "string" ? (request.input as { sql: string }).sql : null;
+  const log = (statusCode: number, outcome: UsageOutcome, extra: { reason?: string; rowsReturned?: number } = {}) =>
+    runtime.usage.record({
+      clinicId: key.clinicId,
+      apiKeyId: key.id,
+      tool: request.tool,
+      statusCode,
+      outcome,
+      reason: extra.reason ?? null,
+      sqlText,
+      rowsReturned: extra.rowsReturned ?? null,
+      durationMs: performance.now() - started,
+      requestId: request.requestId,
+      at: runtime.deps.clock.now(),
+    });
+
+  if (!decision.admitted) {
+    const error = refusal(decision, runtime.deps.clock.now());
+    log(429, "rate_limited", { reason: error.code });
+    return { ok: false, status: 429, headers: { ...headers, ...error.headers }, error, key };
+  }
+  try {
+    if (!tool) throw new AppError("TOOL_NOT_FOUND", `There is no tool named ${request.tool}`);
+    if (!key.scopes.includes(tool.scope)) {
+      throw new AppError("INSUFFICIENT_SCOPE", `The tool ${tool.name} needs the scope ${tool.scope}`, { required_scope: tool.scope });
+    }
+    runtime.registry.validate(tool, request.input);
+    const run = await tool.run({ database: runtime.deps.database, clock: runtime.deps.clock, config: runtime.deps.config, key }, request.input);
+    log(200, "ok", { rowsReturned: run.rowsReturned });
+    return { ok: true, status: 200, headers, result: run.result, key };
+  } catch (thrown) {
+    const error = thrown instanceof AppError ? thrown : new AppError("INTERNAL_ERROR", "The tool failed unexpectedly");
+    if (!(thrown instanceof AppError)) {
+      runtime.deps.logger.error("tool failed", { tool: request.tool, request_id: request.requestId, error: String(thrown) });
+    }
+    const reason = typeof error.details?.reason === "string" ? error.details.reason : error.code;
+    log(error.status, outcomeOf(error), { reason });
+    return { ok: false, status: error.status, headers, error, key };
+  }
+}

@@ -1,0 +1,135 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { quotaCounters } from "../../db/schema";
+import type { Clock } from "../../lib/clock";
+import { SlidingWindowLog } from "../../lib/sliding-window";
+import { nextUtcMidnight, utcDay } from "../../lib/time";
+import type { KeyPrincipal } from "./api-keys";
+
+interface DayCounter {
+  keyId: string;
+  day: string;
+  /** The database total as last seen (this and other instances' flushed calls). */
+  base: number;
+  /** Calls admitted here and not yet flushed. */
+  pending: number;
+}
+
+export type QuotaDecision =
+  | { admitted: true; limit: number; remaining: number; resetAt: Date }
+  | { admitted: false; reason: "burst"; limitPerMinute: number; retryAfterSeconds: number; limit: number; remaining: number; resetAt: Date }
+  | { admitted: false; reason: "daily"; limit: number; remaining: 0; resetAt: Date };
+
+/**
+ * MCP quotas in process: a daily count per key and UTC day, and a true sliding-window burst
+ * cap. `admit` is synchronous, so within one process the check-and-consume is exact under
+ * any concurrency. Counts reach the database as deltas (`count = count + delta`), and each
+ * flush adopts the database total, so instances sharing a database converge.
+ */
+export class QuotaBook {
+  private readonly counters = new Map<string, DayCounter>();
+  private readonly loading = new Map<string, Promise<void>>();
+  private readonly burst = new SlidingWindowLog(60_000);
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Loads the key's count for today from the database on first use of the day. */
+  async prepare(keyId: string): Promise<void> {
+    const day = utcDay(this.clock.now());
+    const id = `${keyId}|${day}`;
+    if (this.counters.has(id)) return;
+    let load = this.loading.get(id);
+    if (!load) {
+      load = (async () => {
+        const [row] = await this.db
+          .select({ count: quotaCounters.count })
+          .from(quotaCounters)
+          .where(and(eq(quotaCounters.api_key_id, keyId), eq(quotaCounters.day, day)));
+        if (!this.counters.has(id)) this.counters.set(id, { keyId, day, base: row?.count ?? 0, pending: 0 });
+      })().finally(() => this.loading.delete(id));
+      this.loading.set(id, load);
+    }
+    await load;
+  }
+
+  /**
+   * Burst, then daily: both are checked before either is consumed, so a burst refusal costs
+   * no daily quota. Call `prepare` first. No `await` in here.
+   */
+  admit(key: KeyPrincipal): QuotaDecision {
+    const now = this.clock.now();
+    const resetAt = nextUtcMidnight(now);
+    const counter = this.counterFor(key.id, now);
+    const limit = key.rateLimitPerDay;
+    const used = counter.base + counter.pending;
+    const burst = this.burst.peek(key.id, key.burstPerMinute, now.getTime());
+    if (!burst.allowed) {
+      return {
+        admitted: false,
+        reason: "burst",
+        limitPerMinute: key.burstPerMinute,
+        retryAfterSeconds: Math.max(1, Math.ceil(burst.retryAfterMs / 1000)),
+        limit,
+        remaining: Math.max(0, limit - used),
+        resetAt,
+      };
+    }
+    if (used >= limit) return { admitted: false, reason: "daily", limit, remaining: 0, resetAt };
+    this.burst.record(key.id, now.getTime());
+    counter.pending += 1;
+    return { admitted: true, limit, remaining: limit - used - 1, resetAt };
+  }
+
+  /** Today's count for a key as this instance sees it. */
+  used(keyId: string): number {
+    const counter = this.counters.get(`${keyId}|${utcDay(this.clock.now())}`);
+    return counter ? counter.base + counter.pending : 0;
+  }
+
+  /** Writes pending deltas and adopts the database totals. Concurrent calls share one flush. */
+  flush(): Promise<void> {
+    this.flushing ??= this.flushOnce().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async flushOnce(): Promise<void> {
+    const today = utcDay(this.clock.now());
+    for (const counter of [...this.counters.values()]) {
+      const delta = counter.pending;
+      if (delta === 0) continue;
+      const [row] = await this.db
+        .insert(quotaCounters)
+        .values({ api_key_id: counter.keyId, day: counter.day, count: delta })
+        .onConflictDoUpdate({ target: [quotaCounters.api_key_id, quotaCounters.day], set: { count: sql`${quotaCounters.count} + ${delta}` } })
+        .returning({ count: quotaCounters.count });
+      // Calls admitted during the await stay pending; the flushed ones are now in the total.
+      counter.pending -= delta;
+      counter.base = row!.count;
+    }
+    const idle = [...this.counters.values()].filter((c) => c.day === today && c.pending === 0);
+    if (idle.length) {
+      const rows = await this.db
+        .select({ keyId: quotaCounters.api_key_id, count: quotaCounters.count })
+        .from(quotaCounters)
+        .where(and(eq(quotaCounters.day, today), inArray(quotaCounters.api_key_id, idle.map((c) => c.keyId))));
+      for (const row of rows) {
+        const counter = this.counters.get(`${row.keyId}|${today}`);
+        if (counter) counter.base = Math.max(counter.base, row.count);
+      }
+    }
+    for (const [id, counter] of this.counters) if (counter.day !== today && counter.pending === 0) this.counters.delete(id);
+  }
+
+  private counterFor(keyId: string, now: Date): DayCounter {
+    const day = utcDay(now);
+    const id = `${keyId}|${day}`;
+    let counter = this.counters.get(id);
+    // `prepare` normally loaded it; a day that turned between prepare and admit starts at 0.
+    if (!counter) this.counters.set(id, (counter = { keyId, day, base: 0, pending: 0 }));
+    return counter;
+  }
+}

@@ -1,0 +1,80 @@
+import { and, eq, isNull, lt, or } from "drizzle-orm";
+import type { Config } from "../../config";
+import type { Database } from "../../db/client";
+import { apiKeys } from "../../db/schema";
+import type { Clock } from "../../lib/clock";
+import type { Logger } from "../../lib/logger";
+import { ApiKeyDirectory } from "./api-keys";
+import { QuotaBook } from "./quotas";
+import { ToolRegistry, type ToolDefinition } from "./registry";
+import { UsageLog } from "./usage-log";
+
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+export interface McpRuntimeDeps {
+  database: Database;
+  clock: Clock;
+  config: Config;
+  logger: Logger;
+  tools: ToolDefinition[];
+}
+
+/**
+ * The MCP side's in-process state: key cache, quotas, usage-log queue and the tool registry,
+ * flushed every QUOTA_FLUSH_MS and once more at shutdown.
+ */
+export class McpRuntime {
+  readonly keys: ApiKeyDirectory;
+  readonly quotas: QuotaBook;
+  readonly usage: UsageLog;
+  readonly registry: ToolRegistry;
+  readonly ready: Promise<void>;
+  private readonly usedSinceFlush = new Map<string, Date>();
+  private readonly lastUsedWritten = new Map<string, number>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(readonly deps: McpRuntimeDeps) {
+    this.keys = new ApiKeyDirectory(deps.database, deps.clock);
+    this.quotas = new QuotaBook(deps.database.db, deps.clock);
+    this.usage = new UsageLog(deps.database.db);
+    this.registry = new ToolRegistry(deps.tools);
+    this.ready = this.keys.start();
+    this.ready.catch((error) => deps.logger.error("api key listener failed", { error: String(error) }));
+    this.timer = setInterval(() => {
+      this.flush().catch((error) => deps.logger.error("mcp flush failed", { error: String(error) }));
+    }, deps.config.quotaFlushMs);
+    this.timer.unref?.();
+  }
+
+  /** Remembers that a key was used; `last_used_at` is written by the flush, at most once a minute per key. */
+  noteKeyUsed(keyId: string): void {
+    this.usedSinceFlush.set(keyId, this.deps.clock.now());
+  }
+
+  async flush(): Promise<void> {
+    await this.quotas.flush();
+    await this.usage.flush();
+    await this.writeLastUsed();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush();
+    await this.keys.stop();
+  }
+
+  private async writeLastUsed(): Promise<void> {
+    for (const [keyId, at] of [...this.usedSinceFlush]) {
+      this.usedSinceFlush.delete(keyId);
+      const written = this.lastUsedWritten.get(keyId);
+      if (written !== undefined && at.getTime() - written < LAST_USED_WRITE_INTERVAL_MS) continue;
+      const threshold = new Date(at.getTime() - LAST_USED_WRITE_INTERVAL_MS);
+      await this.deps.database.db
+        .update(apiKeys)
+        .set({ last_used_at: at })
+        .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.last_used_at), lt(apiKeys.last_used_at, threshold))));
+      this.lastUsedWritten.set(keyId, at.getTime());
+    }
+  }
+}
