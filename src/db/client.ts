@@ -25,8 +25,11 @@ export interface Database {
   migrate(): Promise<void>;
   /** Runs raw SQL and returns its rows (the drivers disagree on result shapes). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
-  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
-  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Subscribes to a NOTIFY channel; resolves to an unsubscribe function. `onSubscribed` runs on
+   * every (re)subscription: notices sent while a connection was down are lost.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onSubscribed?: () => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
   /** PGlite only: a copy of the data directory, used to clone migrated test databases fast. */
@@ -79,8 +82,9 @@ async function openPglite(
       const result = await client.query(text, params);
       return result.rows as T[];
     },
-    async listen(channel, onMessage) {
+    async listen(channel, onMessage, onSubscribed) {
       const unsubscribe = await client.listen(channel, onMessage);
+      onSubscribed?.();
       return async () => unsubscribe();
     },
     async notify(channel, payload) {
@@ -126,8 +130,8 @@ async function openPostgres(url: string, migrationsFolder: string): Promise<Data
     async query<T>(text: string, params: unknown[] = []) {
       return (await client.unsafe(text, params as never[])) as unknown as T[];
     },
-    async listen(channel, onMessage) {
-      const { unlisten } = await client.listen(channel, onMessage);
+    async listen(channel, onMessage, onSubscribed) {
+      const { unlisten } = await client.listen(channel, onMessage, onSubscribed);
       return unlisten;
     },
     async notify(channel, payload) {

@@ -46,6 +46,8 @@ export class ApiKeyDirectory {
   private readonly byHash = new Map<string, { principal: KeyPrincipal; cachedAt: number }>();
   private readonly hashById = new Map<string, string>();
   private unlisten: (() => Promise<void>) | undefined;
+  /** The cache is used only while eviction notices can reach this instance. */
+  private listening = false;
   private readonly echoWaiters = new Map<string, () => void>();
 
   constructor(
@@ -54,14 +56,24 @@ export class ApiKeyDirectory {
   ) {}
 
   async start(): Promise<void> {
-    this.unlisten = await this.database.listen(KEY_CHANGES_CHANNEL, (payload) => {
-      const [keyId, nonce] = payload.split(":");
-      if (keyId) this.evictLocal(keyId);
-      if (nonce) this.echoWaiters.get(nonce)?.();
-    });
+    this.unlisten = await this.database.listen(
+      KEY_CHANGES_CHANNEL,
+      (payload) => {
+        const [keyId, nonce] = payload.split(":");
+        if (keyId) this.evictLocal(keyId);
+        if (nonce) this.echoWaiters.get(nonce)?.();
+      },
+      () => {
+        // (Re)subscribed: anything announced while disconnected is unknown, so start afresh.
+        this.byHash.clear();
+        this.hashById.clear();
+        this.listening = true;
+      },
+    );
   }
 
   async stop(): Promise<void> {
+    this.listening = false;
     await this.unlisten?.().catch(() => {});
   }
 
@@ -74,12 +86,14 @@ export class ApiKeyDirectory {
     const hash = sha256Hex(value);
     const now = this.clock.now();
     let entry = this.byHash.get(hash);
-    if (!entry || now.getTime() - entry.cachedAt > CACHE_TTL_MS) {
+    if (!entry || !this.listening || now.getTime() - entry.cachedAt > CACHE_TTL_MS) {
       const principal = await this.load(hash);
       if (!principal) throw new AppError("INVALID_API_KEY", "The API key is not valid");
       entry = { principal, cachedAt: now.getTime() };
-      this.byHash.set(hash, entry);
-      this.hashById.set(principal.id, hash);
+      if (this.listening) {
+        this.byHash.set(hash, entry);
+        this.hashById.set(principal.id, hash);
+      }
     }
     const { principal } = entry;
     if (principal.revokedAt) throw new AppError("API_KEY_REVOKED", "The API key has been revoked");

@@ -38,8 +38,8 @@ export class McpRuntime {
     this.quotas = new QuotaBook(deps.database.db, deps.clock);
     this.usage = new UsageLog(deps.database.db);
     this.registry = new ToolRegistry(deps.tools);
-    this.ready = this.keys.start();
-    this.ready.catch((error) => deps.logger.error("api key listener failed", { error: String(error) }));
+    // Without the listener the key cache stays off (every call reads the key), so `ready` never fails.
+    this.ready = this.keys.start().catch((error) => deps.logger.error("api key listener failed; key cache disabled", { error: String(error) }));
     this.timer = setInterval(() => {
       this.flush().catch((error) => deps.logger.error("mcp flush failed", { error: String(error) }));
     }, deps.config.quotaFlushMs);
