@@ -16,6 +16,8 @@ async function templateDump(): Promise<Blob | File> {
 }
 
 export interface TestDatabase extends Database {
+  /** For PostgreSQL: the URL of this test's own database (to hand to a server process). */
+  url?: string;
   /** Drops what was created for this test (the PostgreSQL database) after closing. */
   destroy(): Promise<void>;
 }
@@ -39,6 +41,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const database = await openDatabase({ databaseUrl: url.toString(), dataDir: "/nonexistent" });
   await database.migrate();
   return Object.assign(database, {
+    url: url.toString(),
     async destroy() {
       await database.close();
       const cleanup = postgres(POSTGRES_URL!, { max: 1, onnotice: () => {} });

@@ -1,0 +1,77 @@
+import { join } from "node:path";
+
+export interface ServerProcess {
+  baseUrl: string;
+  lines: string[];
+  /** Sends a signal and waits for the process to exit; resolves to its exit code. */
+  stop(signal?: "SIGTERM" | "SIGINT"): Promise<number>;
+  waitForLog(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+}
+
+const ROOT = join(import.meta.dir, "../..");
+
+/**
+ * Starts `bun src/index.ts` as a real process on a free port. `env` replaces the database
+ * settings: pass DATA_DIR (embedded) or DATABASE_URL (PostgreSQL).
+ */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const childEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== "DATABASE_URL") childEnv[name] = value;
+  Object.assign(childEnv, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env });
+  const child = Bun.spawn(["bun", "src/index.ts"], { cwd: ROOT, env: childEnv, stdout: "pipe", stderr: "inherit" });
+  const reader = child.stdout.getReader();
+  const decoder = new TextDecoder();
+  const lines: string[] = [];
+  let buffer = "";
+  const waitForLog = async (match: (line: Record<string, unknown>) => boolean) => {
+    for (const line of lines) {
+      try {
+        const parsed = JSON.parse(line);
+        if (match(parsed)) return parsed;
+      } catch {}
+    }
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`server exited before the expected log line:\n${lines.join("\n")}`);
+      buffer += decoder.decode(value, { stream: true });
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        lines.push(line);
+        try {
+          const parsed = JSON.parse(line);
+          if (match(parsed)) return parsed;
+        } catch {}
+      }
+    }
+  };
+  const listening = await waitForLog((l) => l.msg === "listening");
+  // Keep draining stdout so the child never blocks on a full pipe.
+  const drain = (async () => {
+    try {
+      await waitForLog(() => false);
+    } catch {}
+  })();
+  return {
+    baseUrl: String(listening.base_url),
+    lines,
+    waitForLog,
+    async stop(signal = "SIGTERM") {
+      child.kill(signal);
+      const code = await child.exited;
+      await drain;
+      return code;
+    },
+  };
+}
+
+/** JSON over HTTP to a server process. */
+export async function call(baseUrl: string, method: string, path: string, options: { json?: unknown; token?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.json !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+}
