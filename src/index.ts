@@ -15,7 +15,7 @@ async function main() {
   const port = app.server?.port ?? config.port;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const baseUrl = `http://${shownHost}:${port}`;
-  logger.info("listening", {
+  logger.announce("listening", {
     base_url: baseUrl,
     api_url: `${baseUrl}/api/v1`,
     mcp_url: `${baseUrl}/mcp`,
@@ -29,12 +29,12 @@ async function main() {
     if (stopping) return;
     stopping = true;
     context.lifecycle.draining = true;
-    logger.info("shutting down", { signal });
+    logger.announce("shutting down", { signal });
     // Stop accepting, let in-flight requests finish, then close the database.
     await app.stop(false);
     await context.lifecycle.beforeClose();
     await database.close();
-    logger.info("stopped", { signal });
+    logger.announce("stopped", { signal });
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

@@ -7,13 +7,15 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Start-up and shutdown facts an operator always needs, whatever LOG_LEVEL says (except silent). */
+  announce(msg: string, fields?: Record<string, unknown>): void;
 }
 
 /** One JSON object per line. Callers pass fields, never secrets: no tokens, keys or passwords. */
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
   const threshold = ORDER[level];
-  const emit = (lvl: Exclude<LogLevel, "silent">, msg: string, fields?: Record<string, unknown>) => {
-    if (ORDER[lvl] < threshold) return;
+  const emit = (lvl: Exclude<LogLevel, "silent">, msg: string, fields?: Record<string, unknown>, always = false) => {
+    if (ORDER[lvl] < threshold && !(always && level !== "silent")) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + "\n");
   };
   return {
@@ -21,6 +23,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
+    announce: (m, f) => emit("info", m, f, true),
   };
 }
 

@@ -12,8 +12,14 @@ export interface WindowDecision {
   retryAfterMs: number;
 }
 
+/** Hit times of one key, oldest first; `start` skips expired ones so pruning is amortized O(1). */
+interface HitLog {
+  times: number[];
+  start: number;
+}
+
 export class SlidingWindowLog {
-  private readonly hits = new Map<string, number[]>();
+  private readonly hits = new Map<string, HitLog>();
   private operations = 0;
 
   constructor(readonly windowMs: number) {}
@@ -31,41 +37,45 @@ export class SlidingWindowLog {
   /** What `tryConsume` would decide, without recording. */
   peek(key: string, limit: number, nowMs: number): WindowDecision {
     const log = this.prune(key, nowMs);
-    const count = log?.length ?? 0;
-    const oldest = log?.[0] ?? nowMs;
+    const count = log ? log.times.length - log.start : 0;
+    const oldest = log ? log.times[log.start]! : nowMs;
     if (count < limit) {
       return { allowed: true, remaining: limit - count, resetAtMs: oldest + (count ? this.windowMs : 0), retryAfterMs: 0 };
     }
     // The hit that must leave before one more fits is the (count - limit + 1)-th oldest.
-    const blocking = log![count - limit]!;
+    const blocking = log!.times[log!.start + count - limit]!;
     return { allowed: false, remaining: 0, resetAtMs: oldest + this.windowMs, retryAfterMs: blocking + this.windowMs - nowMs };
   }
 
   record(key: string, nowMs: number): void {
     let log = this.hits.get(key);
-    if (!log) this.hits.set(key, (log = []));
-    log.push(nowMs);
+    if (!log) this.hits.set(key, (log = { times: [], start: 0 }));
+    log.times.push(nowMs);
     if (++this.operations % 10_000 === 0) this.sweep(nowMs);
   }
 
   count(key: string, nowMs: number): number {
-    return this.prune(key, nowMs)?.length ?? 0;
+    const log = this.prune(key, nowMs);
+    return log ? log.times.length - log.start : 0;
   }
 
   reset(key: string): void {
     this.hits.delete(key);
   }
 
-  private prune(key: string, nowMs: number): number[] | undefined {
+  private prune(key: string, nowMs: number): HitLog | undefined {
     const log = this.hits.get(key);
     if (!log) return undefined;
     const cutoff = nowMs - this.windowMs;
-    let drop = 0;
-    while (drop < log.length && log[drop]! <= cutoff) drop++;
-    if (drop) log.splice(0, drop);
-    if (log.length === 0) {
+    while (log.start < log.times.length && log.times[log.start]! <= cutoff) log.start++;
+    if (log.start === log.times.length) {
       this.hits.delete(key);
       return undefined;
+    }
+    // Compact once the expired prefix is the larger half, so each hit is moved O(1) times.
+    if (log.start > 1024 && log.start * 2 > log.times.length) {
+      log.times = log.times.slice(log.start);
+      log.start = 0;
     }
     return log;
   }

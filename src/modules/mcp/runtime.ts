@@ -36,7 +36,7 @@ export class McpRuntime {
   constructor(readonly deps: McpRuntimeDeps) {
     this.keys = new ApiKeyDirectory(deps.database, deps.clock);
     this.quotas = new QuotaBook(deps.database.db, deps.clock);
-    this.usage = new UsageLog(deps.database.db);
+    this.usage = new UsageLog(deps.database);
     this.registry = new ToolRegistry(deps.tools);
     // Without the listener the key cache stays off (every call reads the key), so `ready` never fails.
     this.ready = this.keys.start().catch((error) => deps.logger.error("api key listener failed; key cache disabled", { error: String(error) }));
