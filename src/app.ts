@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { createLifecycle, type AppContext, type AppDeps } from "./context";
 import { authGuard } from "./http/auth";
+import { apiDocs } from "./http/docs";
 import { errorHandler, jsonBody } from "./http/errors";
 import { Paginator } from "./http/pagination";
 import { RestRateLimits } from "./http/rate-limit";
@@ -24,6 +25,7 @@ function buildRoutes(context: AppContext) {
     .use(requestContext(context.logger))
     .use(errorHandler(context.logger))
     .use(jsonBody(context.config.maxBodyBytes))
+    .use(apiDocs())
     .use(healthModule(context))
     .use(mcpModule(context))
     .group("/api/v1", (api) => api.use(authModule(context)).use(usersModule(context)).use(mcpKeysModule(context)));

@@ -1,0 +1,17 @@
+// Files imported `with { type: "file" }` resolve to a path (embedded in the compiled binary).
+declare module "*.css" {
+  const path: string;
+  export default path;
+}
+declare module "*swagger-ui-bundle.js" {
+  const path: string;
+  export default path;
+}
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}
+declare module "*.data" {
+  const path: string;
+  export default path;
+}
