@@ -2,11 +2,13 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { createHash } from "node:crypto";
+import type { MigrationMeta } from "drizzle-orm/migrator";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { pgliteAssets } from "./pglite-assets";
+import { EMBEDDED_MIGRATIONS } from "./migrations.generated";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -36,7 +38,21 @@ export interface Database {
   dumpDataDir?(): Promise<Blob | File>;
 }
 
-export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../drizzle");
+/**
+ * drizzle-kit's migrations, embedded at build time (src/db/migrations.generated.ts) so the
+ * compiled binary needs no drizzle/ folder; applied by Drizzle's own migrator, same hashes.
+ */
+const MIGRATIONS: MigrationMeta[] = EMBEDDED_MIGRATIONS.map((m) => ({
+  sql: m.sql.split("--> statement-breakpoint"),
+  bps: m.breakpoints,
+  folderMillis: m.when,
+  hash: createHash("sha256").update(m.sql).digest("hex"),
+}));
+
+async function applyMigrations(db: Db): Promise<void> {
+  const internals = db as unknown as { dialect: { migrate(m: MigrationMeta[], session: unknown, config: object): Promise<void> }; session: unknown };
+  await internals.dialect.migrate(MIGRATIONS, internals.session, {});
+}
 
 /** Serializes concurrent start-ups of several instances against one PostgreSQL database. */
 const MIGRATION_LOCK_ID = 724_311_001;
@@ -44,40 +60,33 @@ const MIGRATION_LOCK_ID = 724_311_001;
 export interface OpenDatabaseOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
-  migrationsFolder?: string;
   /** For `memory://`: start from this data-directory dump (a migrated template) instead of initdb. */
   memoryTemplate?: Blob | File;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const url = options.databaseUrl?.trim();
-  const migrationsFolder = options.migrationsFolder ?? MIGRATIONS_FOLDER;
   if (!url) {
     const dir = join(options.dataDir, "pg");
     mkdirSync(dir, { recursive: true });
-    return openPglite(new PGlite(dir), "embedded", `embedded PGlite in ${resolve(dir)}`, migrationsFolder);
+    return openPglite(new PGlite(dir, await pgliteAssets()), "embedded", `embedded PGlite in ${resolve(dir)}`);
   }
   if (url === "memory://") {
-    const client = new PGlite(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {});
-    return openPglite(client, "memory", "in-memory PGlite", migrationsFolder);
+    const client = new PGlite({ ...(await pgliteAssets()), ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
+    return openPglite(client, "memory", "in-memory PGlite");
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, migrationsFolder);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
   throw new Error(`DATABASE_URL must be postgres://…, memory:// or unset (got a value of another form)`);
 }
 
-async function openPglite(
-  client: PGlite,
-  kind: DatabaseKind,
-  location: string,
-  migrationsFolder: string,
-): Promise<Database> {
+async function openPglite(client: PGlite, kind: DatabaseKind, location: string): Promise<Database> {
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
     kind,
     location,
-    migrate: () => migratePglite(db as never, { migrationsFolder }),
+    migrate: () => applyMigrations(db),
     async query<T>(text: string, params: unknown[] = []) {
       const result = await client.query(text, params);
       return result.rows as T[];
@@ -105,7 +114,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-async function openPostgres(url: string, migrationsFolder: string): Promise<Database> {
+async function openPostgres(url: string): Promise<Database> {
   const client = postgres(url, {
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
     onnotice: () => {},
@@ -121,7 +130,7 @@ async function openPostgres(url: string, migrationsFolder: string): Promise<Data
       const reserved = await client.reserve();
       try {
         await reserved`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-        await migratePostgres(db as never, { migrationsFolder });
+        await applyMigrations(db);
       } finally {
         await reserved`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});
         reserved.release();

@@ -15,3 +15,7 @@ declare module "*.data" {
   const path: string;
   export default path;
 }
+declare module "*.sql" {
+  const text: string;
+  export default text;
+}
