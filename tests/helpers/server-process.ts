@@ -11,14 +11,15 @@ export interface ServerProcess {
 const ROOT = join(import.meta.dir, "../..");
 
 /**
- * Starts `bun src/index.ts` as a real process on a free port. `env` replaces the database
- * settings: pass DATA_DIR (embedded) or DATABASE_URL (PostgreSQL).
+ * Starts `bun src/index.ts` (or `command`, e.g. the compiled binary) as a real process on a free
+ * port. `env` sets the database: DATA_DIR (embedded) or DATABASE_URL (PostgreSQL).
  */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, options: { command?: string[]; cwd?: string } = {}): Promise<ServerProcess> {
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== "DATABASE_URL") childEnv[name] = value;
   Object.assign(childEnv, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env });
-  const child = Bun.spawn(["bun", "src/index.ts"], { cwd: ROOT, env: childEnv, stdout: "pipe", stderr: "inherit" });
+  if (!env.DATA_DIR) delete childEnv.DATA_DIR;
+  const child = Bun.spawn(options.command ?? ["bun", "src/index.ts"], { cwd: options.cwd ?? ROOT, env: childEnv, stdout: "pipe", stderr: "inherit" });
   const reader = child.stdout.getReader();
   const decoder = new TextDecoder();
   const lines: string[] = [];

@@ -1,0 +1,86 @@
+import { parseArgs } from "node:util";
+import pkg from "../../package.json";
+import { loadConfig } from "../config";
+import { openDatabase } from "../db/client";
+import { systemClock } from "../lib/clock";
+import { serve } from "./serve";
+
+const HELP = `vet-clinic ${pkg.version}: practice management for small veterinary clinics
+
+Usage: vet-clinic [command] [options]
+
+Commands:
+  serve                      Start the service (default)
+  migrate                    Apply database migrations and exit
+  seed --demo [--size S]     Create a demo clinic (S: small, default, or large: ~1M visits)
+                             and print an owner login and an MCP key
+  create-owner --email E --name N --clinic C [--password P] [--timezone TZ] [--currency CUR]
+                             Create a clinic and its owner (password also from OWNER_PASSWORD)
+
+Options:
+  -h, --help                 Show this help
+  -v, --version              Show the version
+
+Environment: DATABASE_URL (unset: embedded database in DATA_DIR/pg), DATA_DIR (./data),
+PORT (3000), HOST, JWT_SECRET, LOG_LEVEL, QUOTA_FLUSH_MS, QUERY_TIMEOUT_MS, QUERY_MAX_ROWS.`;
+
+async function withDatabase<T>(work: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await database.migrate();
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+/** One command line for the binary and `bun run`: `vet-clinic [serve|migrate|seed|create-owner]`. */
+export async function runCli(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
+      demo: { type: "boolean" },
+      size: { type: "string" },
+      email: { type: "string" },
+      name: { type: "string" },
+      clinic: { type: "string" },
+      password: { type: "string" },
+      timezone: { type: "string" },
+      currency: { type: "string" },
+    },
+  });
+  const command = positionals[0] ?? "serve";
+  if (values.help) return void console.log(HELP);
+  if (values.version) return void console.log(pkg.version);
+  switch (command) {
+    case "serve":
+      return serve();
+    case "migrate":
+      return withDatabase(async (database) => console.log(`migrations applied to ${database.location}`));
+    case "seed": {
+      if (!values.demo) throw new Error("seed needs --demo");
+      const size = values.size ?? "small";
+      if (size !== "small" && size !== "large") throw new Error("--size must be small or large");
+      const { seedDemo } = await import("./seed");
+      return withDatabase(async (database) => {
+        const result = await seedDemo(database, systemClock, size);
+        console.log(JSON.stringify({ msg: "demo clinic created", data: database.location, ...result }, null, 2));
+      });
+    }
+    case "create-owner": {
+      const password = values.password ?? process.env.OWNER_PASSWORD;
+      if (!values.email || !values.name || !values.clinic || !password) throw new Error("create-owner needs --email, --name, --clinic and --password (or OWNER_PASSWORD)");
+      const { createOwner } = await import("./create-owner");
+      return withDatabase(async (database) => {
+        const owner = await createOwner({ db: database.db, clock: systemClock }, { email: values.email!, name: values.name!, clinic_name: values.clinic!, password, timezone: values.timezone, currency: values.currency });
+        console.log(JSON.stringify({ msg: "owner created", ...owner }, null, 2));
+      });
+    }
+    default:
+      throw new Error(`unknown command "${command}"; see --help`);
+  }
+}

@@ -1,0 +1,228 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { alerts, apiKeys, folioCounters, invoiceItems, invoices, patients, payments, refunds, taxDocuments, tutors, users, visits } from "../db/schema";
+import { DAY, HOUR, MINUTE, type Clock } from "../lib/clock";
+import { newId, randomAlphanumeric } from "../lib/crypto";
+import { generateApiKey } from "../modules/mcp/api-keys";
+import { hashPassword, register } from "../modules/auth/service";
+
+const FIRST = ["Camila", "Matías", "Valentina", "Benjamín", "Catalina", "Vicente", "Javiera", "Martín", "Fernanda", "Tomás", "Isidora", "Agustín", "Constanza", "Joaquín", "Francisca", "Cristóbal", "Antonia", "Diego", "Josefa", "Felipe"];
+const LAST = ["González", "Muñoz", "Rojas", "Díaz", "Pérez", "Soto", "Contreras", "Silva", "Martínez", "Sepúlveda", "Morales", "Rodríguez", "López", "Fuentes", "Hernández", "Torres", "Araya", "Flores", "Espinoza", "Valenzuela"];
+const STREETS = ["Av. Providencia", "Los Leones", "Irarrázaval", "Av. Grecia", "Pedro de Valdivia", "Manuel Montt", "Av. Matta", "Gran Avenida"];
+const PETS: { species: string; breeds: string[]; names: string[]; grams: [number, number] }[] = [
+  { species: "dog", breeds: ["Quiltro", "Labrador Retriever", "Poodle", "Pastor Alemán", "Beagle", "Bulldog Francés", "Golden Retriever"], names: ["Firulais", "Rocky", "Luna", "Max", "Kira", "Toby", "Canela", "Bruno"], grams: [3_000, 38_000] },
+  { species: "cat", breeds: ["Doméstico pelo corto", "Siamés", "Persa", "Maine Coon"], names: ["Michi", "Pelusa", "Simba", "Nala", "Garfield", "Mora"], grams: [2_500, 7_000] },
+  { species: "rabbit", breeds: ["Belier", "Cabeza de león"], names: ["Copito", "Tambor"], grams: [1_200, 3_000] },
+  { species: "bird", breeds: ["Catita australiana", "Cacatúa"], names: ["Piolín", "Paco"], grams: [30, 600] },
+];
+const SERVICES: [string, number][] = [["Consulta general", 25_000], ["Vacuna antirrábica", 15_000], ["Vacuna óctuple", 18_000], ["Desparasitación", 9_000], ["Hemograma", 22_000], ["Radiografía", 35_000], ["Ecografía abdominal", 45_000], ["Limpieza dental", 60_000], ["Control post operatorio", 12_000]];
+const REASONS = ["Control anual", "Vacunación", "Vómitos", "Cojera", "Control de peso", "Dermatitis", "Otitis", "Control post operatorio"];
+const DIAGNOSES = ["Sano", "Gastroenteritis leve", "Otitis externa", "Dermatitis alérgica", "Sobrepeso", "Esguince leve"];
+
+/** A small deterministic generator, so two demo seeds look alike. */
+function prng(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
+  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
+  return { next, int, pick };
+}
+
+/** Chilean RUT with its módulo-11 check digit, formatted 12.345.678-5. */
+export function rutFor(body: number): string {
+  let sum = 0;
+  let factor = 2;
+  for (const digit of String(body).split("").reverse()) {
+    sum += Number(digit) * factor;
+    factor = factor === 7 ? 2 : factor + 1;
+  }
+  const rest = 11 - (sum % 11);
+  const check = rest === 11 ? "0" : rest === 10 ? "K" : String(rest);
+  return `${body.toLocaleString("es-CL").replaceAll(",", ".")}-${check}`;
+}
+
+const taxOf = (net: number, bps: number) => Math.floor((net * bps + 5_000) / 10_000);
+
+export interface DemoResult {
+  clinic_id: string;
+  owner: { email: string; password: string };
+  mcp_key: string;
+  counts: Record<string, number>;
+}
+
+/** A realistic Chilean clinic: people, pets, two months of visits, billing with SII documents, alerts. */
+export async function seedDemo(database: Database, clock: Clock, size: "small" | "large"): Promise<DemoResult> {
+  const db = database.db;
+  const r = prng(20261122);
+  const now = clock.now();
+  const password = `demo-${randomAlphanumeric(12)}`;
+  const email = `owner+${randomAlphanumeric(6).toLowerCase()}@demo.vetclinic.cl`;
+  const session = await register({ db, clock }, { email, password, name: "Dra. Carolina Fuentes", clinic_name: "Clínica Veterinaria Los Aromos", timezone: "America/Santiago", currency: "CLP" });
+  const clinicId = session.clinic.id;
+  const stamp = (at: Date = now) => ({ clinic_id: clinicId, created_at: at, updated_at: at });
+  const staffHash = await hashPassword(password);
+  const vetIds = [newId(), newId()];
+  await db.insert(users).values([
+    { ...stamp(), id: vetIds[0]!, email: `vet1+${clinicId.slice(-6)}@demo.vetclinic.cl`, name: "Dr. Ignacio Morales", role: "vet", password_hash: staffHash },
+    { ...stamp(), id: vetIds[1]!, email: `vet2+${clinicId.slice(-6)}@demo.vetclinic.cl`, name: "Dra. Paula Sepúlveda", role: "vet", password_hash: staffHash },
+    { ...stamp(), id: newId(), email: `recepcion+${clinicId.slice(-6)}@demo.vetclinic.cl`, name: "Andrea Torres", role: "staff", password_hash: staffHash },
+  ]);
+
+  const tutorRows = Array.from({ length: 60 }, (_, i) => {
+    const name = `${r.pick(FIRST)} ${r.pick(LAST)} ${r.pick(LAST)}`;
+    const created = new Date(now.getTime() - r.int(0, 400) * DAY - r.int(0, 10) * HOUR);
+    return {
+      ...stamp(i < 3 ? new Date(now.getTime() - r.int(0, 5) * HOUR) : created),
+      id: newId(),
+      name,
+      email: `${name.split(" ")[0]!.toLowerCase()}.${i}@correo.cl`.normalize("NFD").replace(/[\u0300-\u036f]/g, ""),
+      phone: `+569${r.int(10_000_000, 99_999_999)}`,
+      national_id: rutFor(r.int(8_000_000, 24_000_000)),
+      address: `${r.pick(STREETS)} ${r.int(100, 4_999)}, Santiago`,
+      notes: null,
+    };
+  });
+  await db.insert(tutors).values(tutorRows);
+
+  const patientRows = tutorRows.flatMap((tutor) =>
+    Array.from({ length: r.int(1, 2) }, () => {
+      const kind = r.pick(PETS);
+      return {
+        ...stamp(tutor.created_at),
+        id: newId(),
+        tutor_id: tutor.id,
+        name: r.pick(kind.names),
+        species: kind.species,
+        breed: r.pick(kind.breeds),
+        sex: r.pick(["male", "female"]),
+        birth_date: new Date(now.getTime() - r.int(120, 4_000) * DAY).toISOString().slice(0, 10),
+        weight_grams: r.int(kind.grams[0], kind.grams[1]),
+        microchip: r.next() < 0.6 ? String(r.int(100_000_000, 999_999_999)) + String(r.int(100_000, 999_999)) : null,
+      };
+    }),
+  );
+  await db.insert(patients).values(patientRows);
+
+  // Two months back and a week ahead; past visits are closed, today's are under way.
+  const visitRows = Array.from({ length: 420 }, () => {
+    const patient = r.pick(patientRows);
+    const dayOffset = r.int(-60, 7);
+    const scheduled = new Date(now.getTime() + dayOffset * DAY + r.int(-4, 4) * HOUR + r.pick([0, 15, 30, 45]) * MINUTE);
+    const past = scheduled.getTime() < now.getTime() - HOUR;
+    const status = !past ? "scheduled" : r.next() < 0.86 ? "completed" : r.next() < 0.5 ? "cancelled" : "no_show";
+    return {
+      ...stamp(new Date(Math.min(scheduled.getTime() - DAY, now.getTime()))),
+      id: newId(),
+      patient_id: patient.id,
+      vet_id: r.pick(vetIds),
+      status: status as "scheduled" | "completed" | "cancelled" | "no_show",
+      scheduled_at: scheduled,
+      started_at: status === "completed" ? scheduled : null,
+      completed_at: status === "completed" ? new Date(scheduled.getTime() + 30 * MINUTE) : null,
+      reason: r.pick(REASONS),
+      diagnosis: status === "completed" ? r.pick(DIAGNOSES) : null,
+      notes: null,
+    };
+  });
+  await db.insert(visits).values(visitRows);
+
+  const tutorOf = new Map(patientRows.map((p) => [p.id, p.tutor_id]));
+  const itemRows: (typeof invoiceItems.$inferInsert)[] = [];
+  const invoiceRows: (typeof invoices.$inferInsert)[] = [];
+  const paymentRows: (typeof payments.$inferInsert)[] = [];
+  const refundRows: (typeof refunds.$inferInsert)[] = [];
+  const documentRows: (typeof taxDocuments.$inferInsert)[] = [];
+  const folios = { 33: 0, 39: 0, 61: 0 };
+  for (const visit of visitRows.filter((v) => v.status === "completed")) {
+    const emitted = visit.completed_at!;
+    const invoiceId = newId();
+    const lines = Array.from({ length: r.int(1, 3) }, (_, position) => {
+      const [description, unitPrice] = r.pick(SERVICES);
+      const quantity = r.int(1, 2);
+      return { ...stamp(emitted), id: newId(), invoice_id: invoiceId, position, description, quantity, unit_price: unitPrice, total_amount: quantity * unitPrice };
+    });
+    const net = lines.reduce((sum, line) => sum + line.total_amount, 0);
+    const tax = taxOf(net, 1900);
+    const total = net + tax;
+    const settled = r.next() < 0.9;
+    let paid = 0;
+    if (settled) {
+      const paymentId = newId();
+      const refunded = r.next() < 0.04 ? Math.floor(total / 2) : 0;
+      paymentRows.push({ ...stamp(emitted), id: paymentId, invoice_id: invoiceId, amount: total, currency: "CLP", method: r.pick(["cash", "card", "card", "transfer"]), paid_at: emitted, refunded_amount: refunded });
+      if (refunded) refundRows.push({ ...stamp(emitted), id: newId(), payment_id: paymentId, invoice_id: invoiceId, amount: refunded, currency: "CLP", reason: "Cobro duplicado de examen", refunded_at: new Date(emitted.getTime() + HOUR) });
+      paid = total - refunded;
+    }
+    invoiceRows.push({
+      ...stamp(emitted), id: invoiceId, tutor_id: tutorOf.get(visit.patient_id)!, visit_id: visit.id, status: paid === total ? "paid" : "emitted", currency: "CLP",
+      net_amount: net, tax_amount: tax, total_amount: total, paid_amount: paid, emitted_at: emitted, paid_at: paid === total ? emitted : null,
+    });
+    itemRows.push(...lines);
+    if (paid === total) {
+      const docType = r.next() < 0.15 ? 33 : 39;
+      const folio = ++folios[docType];
+      documentRows.push({
+        ...stamp(emitted), id: newId(), invoice_id: invoiceId, doc_type: docType, folio, currency: "CLP", net_amount: net, tax_amount: tax, total_amount: total, issued_at: emitted,
+        receiver_rut: docType === 33 ? rutFor(r.int(76_000_000, 77_999_999)) : null, receiver_name: docType === 33 ? `${r.pick(LAST)} SpA` : null,
+      });
+    }
+  }
+  const credited = documentRows.find((d) => d.doc_type === 39);
+  if (credited) {
+    documentRows.push({ ...stamp(), id: newId(), invoice_id: credited.invoice_id, doc_type: 61, folio: ++folios[61], referenced_document_id: credited.id!, currency: "CLP", net_amount: credited.net_amount, tax_amount: credited.tax_amount, total_amount: credited.total_amount, issued_at: now });
+  }
+  for (let i = 0; i < invoiceRows.length; i += 200) await db.insert(invoices).values(invoiceRows.slice(i, i + 200));
+  for (let i = 0; i < itemRows.length; i += 300) await db.insert(invoiceItems).values(itemRows.slice(i, i + 300));
+  if (paymentRows.length) await db.insert(payments).values(paymentRows);
+  if (refundRows.length) await db.insert(refunds).values(refundRows);
+  if (documentRows.length) await db.insert(taxDocuments).values(documentRows);
+  await db.insert(folioCounters).values(Object.entries(folios).filter(([, last]) => last > 0).map(([docType, last]) => ({ clinic_id: clinicId, doc_type: Number(docType), last_folio: last })));
+
+  await db.insert(alerts).values(
+    patientRows.slice(0, 25).map((patient, i) => ({
+      ...stamp(), id: newId(), patient_id: patient.id,
+      kind: (["vaccine_due", "follow_up", "allergy", "custom"] as const)[i % 4]!,
+      message: ["Vacuna antirrábica vence pronto", "Control en 15 días", "Alergia a la penicilina", "Tutor prefiere contacto por WhatsApp"][i % 4]!,
+      status: i % 5 === 4 ? "resolved" : "active",
+      due_date: i % 4 < 2 ? new Date(now.getTime() + r.int(1, 30) * DAY).toISOString().slice(0, 10) : null,
+    })),
+  );
+
+  const key = generateApiKey();
+  await db.insert(apiKeys).values({ ...stamp(), id: newId(), name: "Demo assistant", key_hash: key.hash, key_prefix: key.prefix, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000, created_by: session.user.id });
+
+  let largeVisits = 0;
+  if (size === "large") largeVisits = await seedManyVisits(database, clinicId, patientRows.map((p) => p.id), vetIds, now);
+  return {
+    clinic_id: clinicId,
+    owner: { email, password },
+    mcp_key: key.value,
+    counts: { tutors: tutorRows.length, patients: patientRows.length, visits: visitRows.length + largeVisits, invoices: invoiceRows.length, payments: paymentRows.length, refunds: refundRows.length, tax_documents: documentRows.length },
+  };
+}
+
+/** About a million visits, generated inside the database in a few statements. */
+async function seedManyVisits(database: Database, clinicId: string, patientIds: string[], vetIds: string[], now: Date): Promise<number> {
+  const total = 1_000_000;
+  const chunk = 100_000;
+  for (let start = 0; start < total; start += chunk) {
+    await database.db.execute(sql`
+      insert into visits (id, clinic_id, patient_id, vet_id, status, scheduled_at, created_at, updated_at, reason)
+      select
+        (lpad(to_hex((extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid,
+        ${clinicId}::uuid,
+        (${sql.raw(`array['${patientIds.join("','")}']::uuid[]`)})[1 + g % ${patientIds.length}],
+        (${sql.raw(`array['${vetIds.join("','")}']::uuid[]`)})[1 + g % ${vetIds.length}],
+        case when g % 10 = 0 then 'cancelled' when g % 17 = 0 then 'no_show' else 'completed' end,
+        ts, ts, ts, 'Historial'
+      from (select g, ${now.toISOString()}::timestamptz - make_interval(mins => g) as ts
+            from generate_series(${start + 1}, ${start + chunk}) g) s`);
+  }
+  return total;
+}

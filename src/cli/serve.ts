@@ -1,0 +1,50 @@
+import { createApp } from "../app";
+import { loadConfig } from "../config";
+import { openDatabase } from "../db/client";
+import { systemClock } from "../lib/clock";
+import { createLogger } from "../lib/logger";
+
+/** How long shutdown waits for in-flight requests before closing anyway. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/** Serves: read the environment, migrate, listen, and stop cleanly on SIGINT/SIGTERM. */
+export async function serve(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await database.migrate();
+  const { app, context } = createApp({ database, config, clock: systemClock, logger });
+  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes });
+  const port = app.server?.port ?? config.port;
+  const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+  const baseUrl = `http://${shownHost}:${port}`;
+  logger.announce("listening", {
+    base_url: baseUrl,
+    api_url: `${baseUrl}/api/v1`,
+    mcp_url: `${baseUrl}/mcp`,
+    docs_url: `${baseUrl}/docs`,
+    database: database.kind,
+    data: database.location,
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    context.lifecycle.draining = true;
+    logger.announce("shutting down", { signal });
+    // Stop accepting and let in-flight requests finish (bounded), then flush and close.
+    const drained = app.stop(false).then(() => true);
+    const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), DRAIN_TIMEOUT_MS).unref());
+    if (!(await Promise.race([drained, timedOut]))) {
+      logger.warn("in-flight requests did not finish in time; closing", { timeout_ms: DRAIN_TIMEOUT_MS });
+      await app.stop(true);
+    }
+    await context.lifecycle.beforeClose();
+    await database.close();
+    logger.announce("stopped", { signal });
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
