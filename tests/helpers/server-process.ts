@@ -2,6 +2,7 @@ import { join } from "node:path";
 
 export interface ServerProcess {
   baseUrl: string;
+  pid: number;
   lines: string[];
   /** Sends a signal and waits for the process to exit; resolves to its exit code. */
   stop(signal?: "SIGTERM" | "SIGINT"): Promise<number>;
@@ -56,6 +57,7 @@ export async function startServer(env: Record<string, string>, options: { comman
   })();
   return {
     baseUrl: String(listening.base_url),
+    pid: child.pid,
     lines,
     waitForLog,
     async stop(signal = "SIGTERM") {
