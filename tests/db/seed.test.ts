@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rutFor, seedDemo, type DemoResult } from "../../src/cli/seed";
+import { createTestApp, type TestApp } from "../helpers/app";
+
+let t: TestApp;
+let demo: DemoResult;
+beforeAll(async () => {
+  t = await createTestApp();
+  demo = await seedDemo(t.database, t.clock, "small");
+});
+afterAll(() => t.close());
+
+const rows = <T>(text: string, params: unknown[] = [demo.clinic_id]) => t.database.query<T>(text, params);
+
+test("the printed owner login and MCP key work", async () => {
+  const login = await t.request("POST", "/api/v1/auth/login", { json: demo.owner });
+  expect(login.status, login.text).toBe(200);
+  expect(login.body.clinic.name).toBe("Clínica Veterinaria Los Aromos");
+  const figures = await t.request("POST", "/mcp/tools/get_clinic_context/invoke", { token: demo.mcp_key, json: {} });
+  expect(figures.status, figures.text).toBe(200);
+  expect(figures.body.clinic_id).toBe(demo.clinic_id);
+  expect(figures.body.active_alerts).toBeGreaterThan(0);
+});
+
+test("money adds up: items → net, 19 % tax rounded half-up, total, paid amounts", async () => {
+  const bad = await rows<{ id: string }>(`
+    select i.id from invoices i
+    where i.clinic_id = $1 and (
+      i.net_amount <> (select sum(total_amount) from invoice_items where invoice_id = i.id)
+      or i.tax_amount <> floor((i.net_amount * 1900 + 5000) / 10000)
+      or i.total_amount <> i.net_amount + i.tax_amount
+      or i.paid_amount <> coalesce((select sum(amount - refunded_amount) from payments where invoice_id = i.id), 0)
+      or (i.status = 'paid') <> (i.paid_amount = i.total_amount))`);
+  expect(bad).toEqual([]);
+  expect(demo.counts.refunds).toBeGreaterThan(0);
+});
+
+test("SII folios run from 1 without gaps per document type; RUTs carry valid check digits", async () => {
+  const folios = await rows<{ doc_type: number; n: number; max: number }>("select doc_type, count(*)::int as n, max(folio) as max from tax_documents where clinic_id = $1 group by doc_type");
+  expect(folios.length).toBeGreaterThanOrEqual(2);
+  for (const f of folios) expect(f.max, `doc ${f.doc_type}`).toBe(f.n);
+  const ruts = await rows<{ national_id: string }>("select national_id from tutors where clinic_id = $1");
+  for (const { national_id } of ruts) {
+    const body = Number(national_id.split("-")[0]!.replaceAll(".", ""));
+    expect(rutFor(body)).toBe(national_id);
+  }
+  expect(rutFor(12_345_678)).toBe("12.345.678-5");
+  expect(rutFor(11_111_111)).toBe("11.111.111-1");
+});
