@@ -14,6 +14,11 @@ import { mcpModule } from "./modules/mcp";
 import { McpRuntime } from "./modules/mcp/runtime";
 import { clinicContextTool } from "./modules/mcp/tools/clinic-context";
 import { mcpKeysModule } from "./modules/mcp-keys";
+import { alertsModule } from "./modules/alerts";
+import { operationsModule } from "./modules/operations";
+import { patientsModule } from "./modules/patients";
+import { tutorsModule } from "./modules/tutors";
+import { visitsModule } from "./modules/visits";
 
 export interface BuiltApp {
   app: ReturnType<typeof buildRoutes>;
@@ -28,7 +33,17 @@ function buildRoutes(context: AppContext) {
     .use(apiDocs())
     .use(healthModule(context))
     .use(mcpModule(context))
-    .group("/api/v1", (api) => api.use(authModule(context)).use(usersModule(context)).use(mcpKeysModule(context)));
+    .group("/api/v1", (api) =>
+      api
+        .use(authModule(context))
+        .use(usersModule(context))
+        .use(tutorsModule(context))
+        .use(patientsModule(context))
+        .use(visitsModule(context))
+        .use(alertsModule(context))
+        .use(operationsModule(context))
+        .use(mcpKeysModule(context)),
+    );
 }
 
 /** Builds the whole app from its dependencies; no listener, so tests call `app.handle`. */

@@ -34,3 +34,14 @@ export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 |
   Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as Record<number, typeof ErrorEnvelope>;
 
 export const NullableString = (options = {}) => t.Union([t.String(options), t.Null()]);
+
+/** A comma-separated list of allowed values (`status=emitted,paid`); anything else is a 422. */
+export const ValueList = (values: readonly (string | number)[], description?: string) => {
+  const one = `(${values.join("|")})`;
+  return t.String({ pattern: `^${one}(,${one})*$`, description: description ?? `Comma-separated: ${values.join(", ")}` });
+};
+
+export const DateFilters = {
+  date_from: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "Inclusive, clinic time zone" })),
+  date_to: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "Inclusive, clinic time zone" })),
+};

@@ -67,6 +67,13 @@ export class Paginator {
     return { data: rows, total_count: total, limit: request.limit, offset: request.offset };
   }
 
+  /** Either envelope for a page a service fetched (`rows` holds limit + 1 in the cursor form). */
+  respond<Row, View>(request: PageRequest, result: { rows: Row[]; total: number }, key: ListKey, sortValues: (row: Row) => KeysetValue[], view: (row: Row) => View) {
+    if (request.kind === "offset") return this.offsetPage(result.rows.map(view), result.total, request);
+    const page = this.cursorPage(result.rows, request, key, sortValues);
+    return { ...page, data: page.data.map(view) };
+  }
+
   encode(values: KeysetValue[], key: ListKey): string {
     const payload = Buffer.from(
       JSON.stringify({ l: key.list, s: key.sort.join(","), v: values.map((v) => (v instanceof Date ? v.getTime() : v)) }),

@@ -1,3 +1,5 @@
+import { AppError } from "./errors";
+
 /** RFC 3339 in UTC with a `Z`, to the second when there are no milliseconds (CONTRACT §3). */
 export function rfc3339(date: Date): string {
   return date.toISOString().replace(".000Z", "Z");
@@ -80,4 +82,25 @@ function zoneOffsetMs(instant: Date, timeZone: string): number {
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   const asUtc = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
   return asUtc - Math.floor(instant.getTime() / 1000) * 1000;
+}
+
+function isRealDate(date: string): boolean {
+  const parsed = new Date(`${date}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === date;
+}
+
+/**
+ * `date_from`/`date_to` (inclusive calendar days in the clinic's time zone) as a half-open
+ * instant range [from, to). A date that does not exist, or an inverted range, is a 422.
+ */
+export function dayRange(dateFrom: string | undefined, dateTo: string | undefined, timeZone: string): { from?: Date; to?: Date } {
+  const fields = [];
+  if (dateFrom !== undefined && !isRealDate(dateFrom)) fields.push({ path: "date_from", message: "Not a calendar date (YYYY-MM-DD)" });
+  if (dateTo !== undefined && !isRealDate(dateTo)) fields.push({ path: "date_to", message: "Not a calendar date (YYYY-MM-DD)" });
+  if (!fields.length && dateFrom && dateTo && dateFrom > dateTo) fields.push({ path: "date_to", message: "Must not be before date_from" });
+  if (fields.length) throw AppError.validation(fields, "Invalid date filter");
+  return {
+    from: dateFrom ? startOfDayInZone(dateFrom, timeZone) : undefined,
+    to: dateTo ? startOfDayInZone(addDays(dateTo, 1), timeZone) : undefined,
+  };
 }

@@ -19,3 +19,7 @@ declare module "*.sql" {
   const text: string;
   export default text;
 }
+declare module "*.tar.gz" {
+  const path: string;
+  export default path;
+}

@@ -31,7 +31,32 @@ const seedApiKey = async (_t: TestApp, owner: ClinicSession) => {
   return r.body.id as string;
 };
 
+const created = async (owner: ClinicSession, path: string, json: unknown) => {
+  const r = await owner.as("POST", `/api/v1${path}`, { json });
+  if (r.status !== 201) throw new Error(`seeding ${path} failed: ${r.text}`);
+  return r.body.id as string;
+};
+export const seedTutor = (_t: TestApp, owner: ClinicSession) => created(owner, "/tutors", { name: "Seeded Tutor", phone: "+56911112222" });
+export const seedPatient = async (t: TestApp, owner: ClinicSession) =>
+  created(owner, "/patients", { tutor_id: await seedTutor(t, owner), name: "Seeded Pet", species: "dog" });
+export const seedVisit = async (t: TestApp, owner: ClinicSession) =>
+  created(owner, "/visits", { patient_id: await seedPatient(t, owner), scheduled_at: "2026-01-20T15:00:00Z", reason: "Control" });
+const seedAlert = async (t: TestApp, owner: ClinicSession) => created(owner, "/alerts", { patient_id: await seedPatient(t, owner), kind: "vaccine_due", message: "Booster" });
+
+const crud = (path: string, seed: ProtectedRoute["seed"], create: () => unknown, patch: () => unknown): ProtectedRoute[] => [
+  { method: "GET", path },
+  { method: "POST", path, body: create },
+  { method: "GET", path: `${path}/:id`, seed },
+  { method: "PATCH", path: `${path}/:id`, seed, body: patch },
+  { method: "DELETE", path: `${path}/:id`, seed },
+];
+
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
+  ...crud("/tutors", seedTutor, () => ({ name: "T" }), () => ({ name: "Renamed" })),
+  ...crud("/patients", seedPatient, () => ({ tutor_id: "00000000-0000-7000-8000-000000000000", name: "P", species: "cat" }), () => ({ name: "Renamed" })),
+  ...crud("/visits", seedVisit, () => ({ patient_id: "00000000-0000-7000-8000-000000000000", scheduled_at: "2026-01-20T15:00:00Z" }), () => ({ notes: "changed" })),
+  ...crud("/alerts", seedAlert, () => ({ kind: "custom", message: "m" }), () => ({ status: "resolved" })),
+  { method: "GET", path: "/operations/visits" },
   { method: "POST", path: "/mcp/keys", roles: ["owner"], body: () => ({ name: "k", scopes: ["read"] }) },
   { method: "GET", path: "/mcp/keys", roles: ["owner"] },
   { method: "GET", path: "/mcp/keys/:id", roles: ["owner"], seed: seedApiKey },

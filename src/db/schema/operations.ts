@@ -18,7 +18,7 @@ export const tutors = pgTable(
   },
   (t) => [
     index("tutors_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
-    index("tutors_clinic_name_idx").on(t.clinic_id, sql`lower(${t.name})`).where(live(t)),
+    index("tutors_name_trgm_idx").using("gin", t.name.op("gin_trgm_ops")).where(live(t)),
   ],
 );
 
@@ -42,7 +42,7 @@ export const patients = pgTable(
   (t) => [
     index("patients_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("patients_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
-    index("patients_clinic_name_idx").on(t.clinic_id, sql`lower(${t.name})`).where(live(t)),
+    index("patients_name_trgm_idx").using("gin", t.name.op("gin_trgm_ops")).where(live(t)),
   ],
 );
 

@@ -1,0 +1,96 @@
+import { and, asc, count, eq, isNull, type AnyColumn, type SQL } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { PageRequest } from "../http/pagination";
+import { newId } from "../lib/crypto";
+import { AppError } from "../lib/errors";
+import type { Db, ServiceContext } from "./client";
+import { afterKeyset } from "./keyset";
+
+/** A clinic-owned, soft-deletable table (CONTRACT §6): the columns every record carries. */
+export type ClinicTable = PgTable & {
+  id: PgColumn;
+  clinic_id: PgColumn;
+  created_at: PgColumn;
+  updated_at: PgColumn;
+  deleted_at: PgColumn;
+};
+
+/** The clinic's live rows: every query of a clinic resource starts here. */
+export const liveIn = (table: ClinicTable, clinicId: string): SQL => and(eq(table.clinic_id, clinicId), isNull(table.deleted_at))!;
+
+/**
+ * Shared record operations for clinic resources, so each service states only its own rules.
+ * Another clinic's id behaves exactly like a missing one: 404.
+ */
+export function clinicRecords<T extends ClinicTable>(table: T, label: string) {
+  type Row = T["$inferSelect"];
+  const db = (ctx: ServiceContext) => ctx.db as unknown as Db;
+  return {
+    async find(ctx: ServiceContext, clinicId: string, id: string): Promise<Row> {
+      const [row] = await db(ctx).select().from(table as PgTable).where(and(liveIn(table, clinicId), eq(table.id, id))).limit(1);
+      if (!row) throw AppError.notFound(label, id);
+      return row as Row;
+    },
+
+    /** Whether a live record with this id exists in the clinic (for references). */
+    async exists(ctx: ServiceContext, clinicId: string, id: string): Promise<boolean> {
+      const [row] = await db(ctx).select({ id: table.id }).from(table as PgTable).where(and(liveIn(table, clinicId), eq(table.id, id))).limit(1);
+      return Boolean(row);
+    },
+
+    async insert(ctx: ServiceContext, clinicId: string, values: Record<string, unknown>): Promise<Row> {
+      const now = ctx.clock.now();
+      const [row] = (await db(ctx).insert(table).values({ ...values, id: newId(), clinic_id: clinicId, created_at: now, updated_at: now } as never).returning()) as unknown[];
+      return row as Row;
+    },
+
+    async update(ctx: ServiceContext, clinicId: string, id: string, changes: Record<string, unknown>): Promise<Row> {
+      const [row] = (await db(ctx)
+        .update(table)
+        .set({ ...changes, updated_at: ctx.clock.now() } as never)
+        .where(and(liveIn(table, clinicId), eq(table.id, id)))
+        .returning()) as unknown[];
+      if (!row) throw AppError.notFound(label, id);
+      return row as Row;
+    },
+
+    async softDelete(ctx: ServiceContext, clinicId: string, id: string): Promise<void> {
+      const now = ctx.clock.now();
+      const rows = (await db(ctx)
+        .update(table)
+        .set({ deleted_at: now, updated_at: now } as never)
+        .where(and(liveIn(table, clinicId), eq(table.id, id)))
+        .returning()) as unknown[];
+      if (rows.length === 0) throw AppError.notFound(label, id);
+    },
+
+    /**
+     * One page of live rows matching `filters`, in (created_at, id) order: limit + 1 rows in the
+     * cursor form (the extra one says there is more), or the page and the total in the offset form.
+     */
+    async page(ctx: ServiceContext, clinicId: string, filters: (SQL | undefined)[], page: PageRequest): Promise<{ rows: Row[]; total: number }> {
+      return pageOf(db(ctx), table, [liveIn(table, clinicId), ...filters], page, [table.created_at, table.id]);
+    },
+  };
+}
+
+/** Keyset or offset page over `table` in `sort` order (ascending). */
+export async function pageOf<Row>(
+  db: Db,
+  table: PgTable,
+  conditions: (SQL | undefined)[],
+  page: PageRequest,
+  sort: AnyColumn[],
+): Promise<{ rows: Row[]; total: number }> {
+  const where = and(...conditions);
+  const order = sort.map((c) => asc(c));
+  if (page.kind === "cursor") {
+    const rows = await db.select().from(table).where(and(where, afterKeyset(sort, page.after))).orderBy(...order).limit(page.limit + 1);
+    return { rows: rows as Row[], total: -1 };
+  }
+  const [rows, [totals]] = await Promise.all([
+    db.select().from(table).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(table).where(where),
+  ]);
+  return { rows: rows as Row[], total: Number(totals?.n ?? 0) };
+}

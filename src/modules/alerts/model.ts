@@ -1,0 +1,51 @@
+import { t } from "elysia";
+import { DateFilters, DateOnly, Timestamp, Uuid, ValueList } from "../../http/common-model";
+import { offsetQueryFields } from "../../http/pagination";
+import { ALERT_KINDS, ALERT_STATUSES } from "../../db/schema";
+
+const Kind = t.Union(ALERT_KINDS.map((k) => t.Literal(k)));
+const Status = t.Union(ALERT_STATUSES.map((s) => t.Literal(s)));
+
+export const AlertModel = t.Object({
+  id: Uuid,
+  clinic_id: Uuid,
+  patient_id: t.Union([Uuid, t.Null()]),
+  kind: t.String(),
+  message: t.String(),
+  status: t.String(),
+  due_date: t.Union([DateOnly, t.Null()]),
+  resolved_at: t.Union([Timestamp, t.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const CreateAlertBody = t.Object({
+  patient_id: t.Optional(t.Union([Uuid, t.Null()])),
+  kind: Kind,
+  message: t.String({ minLength: 1, maxLength: 1000 }),
+  status: t.Optional(Status),
+  due_date: t.Optional(t.Union([DateOnly, t.Null()])),
+});
+
+export const UpdateAlertBody = t.Object(
+  {
+    patient_id: t.Optional(t.Union([Uuid, t.Null()])),
+    kind: t.Optional(Kind),
+    message: t.Optional(t.String({ minLength: 1, maxLength: 1000 })),
+    status: t.Optional(Status),
+    due_date: t.Optional(t.Union([DateOnly, t.Null()])),
+  },
+  { minProperties: 1 },
+);
+
+export const AlertListQuery = t.Object({
+  ...offsetQueryFields,
+  ...DateFilters,
+  status: t.Optional(ValueList(ALERT_STATUSES)),
+  kind: t.Optional(ValueList(ALERT_KINDS)),
+  patient_id: t.Optional(Uuid),
+});
+
+export type CreateAlertInput = typeof CreateAlertBody.static;
+export type UpdateAlertInput = typeof UpdateAlertBody.static;
+export type AlertFilters = typeof AlertListQuery.static;

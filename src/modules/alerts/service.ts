@@ -1,0 +1,58 @@
+import { eq, gte, inArray, lte } from "drizzle-orm";
+import type { ServiceContext } from "../../db/client";
+import { clinicRecords } from "../../db/clinic-records";
+import { alerts } from "../../db/schema";
+import type { PageRequest } from "../../http/pagination";
+import { AppError } from "../../lib/errors";
+import { dayRange, serialize } from "../../lib/time";
+import { patientRecords } from "../patients/service";
+import type { AlertFilters, CreateAlertInput, UpdateAlertInput } from "./model";
+
+export const alertRecords = clinicRecords(alerts, "Alert");
+
+export function alertView(row: typeof alerts.$inferSelect) {
+  const { deleted_at: _deleted, ...visible } = row;
+  return serialize(visible);
+}
+
+async function assertPatient(ctx: ServiceContext, clinicId: string, patientId: string | null | undefined) {
+  if (patientId && !(await patientRecords.exists(ctx, clinicId, patientId))) {
+    throw AppError.validation([{ path: "patient_id", message: "No such patient in this clinic" }]);
+  }
+}
+
+export async function createAlert(ctx: ServiceContext, clinicId: string, input: CreateAlertInput) {
+  await assertPatient(ctx, clinicId, input.patient_id);
+  const status = input.status ?? "active";
+  return alertView(await alertRecords.insert(ctx, clinicId, { ...input, status, resolved_at: status === "resolved" ? ctx.clock.now() : null }));
+}
+
+export const getAlert = async (ctx: ServiceContext, clinicId: string, id: string) => alertView(await alertRecords.find(ctx, clinicId, id));
+
+/** Resolving stamps `resolved_at`; re-activating clears it. */
+export async function updateAlert(ctx: ServiceContext, clinicId: string, id: string, input: UpdateAlertInput) {
+  const current = await alertRecords.find(ctx, clinicId, id);
+  await assertPatient(ctx, clinicId, input.patient_id);
+  const changes: Record<string, unknown> = { ...input };
+  if (input.status && input.status !== current.status) changes.resolved_at = input.status === "resolved" ? ctx.clock.now() : null;
+  return alertView(await alertRecords.update(ctx, clinicId, id, changes));
+}
+
+export const deleteAlert = (ctx: ServiceContext, clinicId: string, id: string) => alertRecords.softDelete(ctx, clinicId, id);
+
+/** Dates filter on `due_date` (a calendar date, so no time-zone arithmetic is needed). */
+export function listAlerts(ctx: ServiceContext, clinicId: string, timeZone: string, filters: AlertFilters, page: PageRequest) {
+  dayRange(filters.date_from, filters.date_to, timeZone);
+  return alertRecords.page(
+    ctx,
+    clinicId,
+    [
+      filters.status ? inArray(alerts.status, filters.status.split(",")) : undefined,
+      filters.kind ? inArray(alerts.kind, filters.kind.split(",")) : undefined,
+      filters.patient_id ? eq(alerts.patient_id, filters.patient_id) : undefined,
+      filters.date_from ? gte(alerts.due_date, filters.date_from) : undefined,
+      filters.date_to ? lte(alerts.due_date, filters.date_to) : undefined,
+    ],
+    page,
+  );
+}

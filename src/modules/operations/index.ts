@@ -1,0 +1,56 @@
+import { and, eq } from "drizzle-orm";
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context";
+import type { ServiceContext } from "../../db/client";
+import { liveIn } from "../../db/clinic-records";
+import { afterKeyset, ascending } from "../../db/keyset";
+import { patients, tutors, visits } from "../../db/schema";
+import { errorResponses, NullableString, Uuid } from "../../http/common-model";
+import { cursorQueryFields, CursorPage, type PageRequest } from "../../http/pagination";
+import { VisitFilterFields, VisitModel, type VisitFilters } from "../visits/model";
+import { visitConditions, visitView } from "../visits/service";
+
+export const BOARD_LIST = { list: "operations_visits", sort: ["scheduled_at:date", "id:text"] } as const;
+
+const BoardVisit = t.Composite([
+  VisitModel,
+  t.Object({
+    patient: t.Union([t.Object({ id: Uuid, name: t.String(), species: t.String() }), t.Null()]),
+    tutor: t.Union([t.Object({ id: Uuid, name: t.String(), phone: NullableString() }), t.Null()]),
+  }),
+]);
+
+/** The day board: visits in scheduled order with who the patient and tutor are, in one query. */
+export async function boardPage(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest & { kind: "cursor" }) {
+  return ctx.db
+    .select({
+      visit: visits,
+      patient: { id: patients.id, name: patients.name, species: patients.species },
+      tutor: { id: tutors.id, name: tutors.name, phone: tutors.phone },
+    })
+    .from(visits)
+    .leftJoin(patients, and(eq(patients.id, visits.patient_id), eq(patients.clinic_id, clinicId)))
+    .leftJoin(tutors, and(eq(tutors.id, patients.tutor_id), eq(tutors.clinic_id, clinicId)))
+    .where(and(liveIn(visits, clinicId), ...visitConditions(filters, timeZone), afterKeyset([visits.scheduled_at, visits.id], page.after)))
+    .orderBy(...ascending([visits.scheduled_at, visits.id]))
+    .limit(page.limit + 1);
+}
+
+export const operationsModule = ({ auth, services, paginator }: AppContext) =>
+  new Elysia({ prefix: "/operations", tags: ["operations"] as never })
+    .use(auth)
+    .get(
+      "/visits",
+      async ({ actor, query }) => {
+        const page = paginator.cursorRequest(query, BOARD_LIST);
+        const rows = await boardPage(services, actor.clinicId, actor.clinic.timezone, query, page);
+        const result = paginator.cursorPage(rows, page, BOARD_LIST, (r) => [r.visit.scheduled_at, r.visit.id]);
+        return { ...result, data: result.data.map((r) => ({ ...visitView(r.visit), patient: r.patient, tutor: r.tutor })) };
+      },
+      {
+        auth: true,
+        query: t.Object({ ...cursorQueryFields, ...VisitFilterFields }),
+        response: { 200: CursorPage(BoardVisit), ...errorResponses(400, 401, 422) },
+        detail: { summary: "The operations board: visits by scheduled time with patient and tutor summaries" },
+      },
+    );

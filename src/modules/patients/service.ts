@@ -1,0 +1,61 @@
+import { eq, ilike, inArray } from "drizzle-orm";
+import type { ServiceContext } from "../../db/client";
+import { clinicRecords } from "../../db/clinic-records";
+import { patients } from "../../db/schema";
+import type { PageRequest } from "../../http/pagination";
+import { AppError } from "../../lib/errors";
+import { serialize, utcDay } from "../../lib/time";
+import { likePattern, tutorRecords } from "../tutors/service";
+import type { CreatePatientInput, PatientFilters, UpdatePatientInput } from "./model";
+
+export const patientRecords = clinicRecords(patients, "Patient");
+
+export function patientView(row: typeof patients.$inferSelect) {
+  const { deleted_at: _deleted, ...visible } = row;
+  return serialize(visible);
+}
+
+/** A referenced tutor must be a live tutor of the same clinic; anything else is a 422, never a leak. */
+async function assertTutor(ctx: ServiceContext, clinicId: string, tutorId: string) {
+  if (!(await tutorRecords.exists(ctx, clinicId, tutorId))) {
+    throw AppError.validation([{ path: "tutor_id", message: "No such tutor in this clinic" }]);
+  }
+}
+
+function assertBirthDate(ctx: ServiceContext, birthDate: string | null | undefined) {
+  if (!birthDate) return;
+  const parsed = new Date(`${birthDate}T00:00:00Z`);
+  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== birthDate) {
+    throw AppError.validation([{ path: "birth_date", message: "Not a calendar date" }]);
+  }
+  if (birthDate > utcDay(ctx.clock.now())) throw AppError.validation([{ path: "birth_date", message: "Must not be in the future" }]);
+}
+
+export async function createPatient(ctx: ServiceContext, clinicId: string, input: CreatePatientInput) {
+  await assertTutor(ctx, clinicId, input.tutor_id);
+  assertBirthDate(ctx, input.birth_date);
+  return patientView(await patientRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
+}
+
+export const getPatient = async (ctx: ServiceContext, clinicId: string, id: string) => patientView(await patientRecords.find(ctx, clinicId, id));
+
+export async function updatePatient(ctx: ServiceContext, clinicId: string, id: string, input: UpdatePatientInput) {
+  await patientRecords.find(ctx, clinicId, id);
+  if (input.tutor_id) await assertTutor(ctx, clinicId, input.tutor_id);
+  assertBirthDate(ctx, input.birth_date);
+  return patientView(await patientRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
+}
+
+export const deletePatient = (ctx: ServiceContext, clinicId: string, id: string) => patientRecords.softDelete(ctx, clinicId, id);
+
+export const listPatients = (ctx: ServiceContext, clinicId: string, filters: PatientFilters, page: PageRequest) =>
+  patientRecords.page(
+    ctx,
+    clinicId,
+    [
+      filters.q ? ilike(patients.name, likePattern(filters.q)) : undefined,
+      filters.tutor_id ? eq(patients.tutor_id, filters.tutor_id) : undefined,
+      filters.species ? inArray(patients.species, filters.species.split(",")) : undefined,
+    ],
+    page,
+  );

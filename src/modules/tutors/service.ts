@@ -1,0 +1,31 @@
+import { ilike } from "drizzle-orm";
+import type { ServiceContext } from "../../db/client";
+import { clinicRecords } from "../../db/clinic-records";
+import { tutors } from "../../db/schema";
+import type { PageRequest } from "../../http/pagination";
+import { serialize } from "../../lib/time";
+import type { CreateTutorInput, UpdateTutorInput } from "./model";
+
+export const tutorRecords = clinicRecords(tutors, "Tutor");
+export type TutorRow = typeof tutors.$inferSelect;
+
+export function tutorView(row: TutorRow) {
+  const { deleted_at: _deleted, ...visible } = row;
+  return serialize(visible);
+}
+
+/** `%` and `_` in a search are literal text, not patterns. */
+export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export const createTutor = async (ctx: ServiceContext, clinicId: string, input: CreateTutorInput) =>
+  tutorView(await tutorRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
+
+export const getTutor = async (ctx: ServiceContext, clinicId: string, id: string) => tutorView(await tutorRecords.find(ctx, clinicId, id));
+
+export const updateTutor = async (ctx: ServiceContext, clinicId: string, id: string, input: UpdateTutorInput) =>
+  tutorView(await tutorRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
+
+export const deleteTutor = (ctx: ServiceContext, clinicId: string, id: string) => tutorRecords.softDelete(ctx, clinicId, id);
+
+export const listTutors = (ctx: ServiceContext, clinicId: string, filters: { q?: string }, page: PageRequest) =>
+  tutorRecords.page(ctx, clinicId, [filters.q ? ilike(tutors.name, likePattern(filters.q)) : undefined], page);

@@ -1,0 +1,96 @@
+import { and, eq, gte, inArray, isNull, lt } from "drizzle-orm";
+import type { ServiceContext } from "../../db/client";
+import { clinicRecords } from "../../db/clinic-records";
+import { users, visits, type VisitStatus } from "../../db/schema";
+import type { PageRequest } from "../../http/pagination";
+import { AppError } from "../../lib/errors";
+import { dayRange, serialize } from "../../lib/time";
+import { patientRecords } from "../patients/service";
+import type { CreateVisitInput, UpdateVisitInput, VisitFilters } from "./model";
+
+export const visitRecords = clinicRecords(visits, "Visit");
+type VisitRow = typeof visits.$inferSelect;
+
+export function visitView(row: VisitRow) {
+  const { deleted_at: _deleted, ...visible } = row;
+  return serialize(visible);
+}
+
+/** CONTRACT §6: scheduled → in_progress → completed; scheduled → cancelled | no_show. */
+export const VISIT_TRANSITIONS: Record<VisitStatus, readonly VisitStatus[]> = {
+  scheduled: ["in_progress", "cancelled", "no_show"],
+  in_progress: ["completed"],
+  completed: [],
+  cancelled: [],
+  no_show: [],
+};
+
+async function assertReferences(ctx: ServiceContext, clinicId: string, input: { patient_id?: string; vet_id?: string | null }) {
+  const fields = [];
+  if (input.patient_id && !(await patientRecords.exists(ctx, clinicId, input.patient_id))) {
+    fields.push({ path: "patient_id", message: "No such patient in this clinic" });
+  }
+  if (input.vet_id) {
+    const [vet] = await ctx.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.id, input.vet_id), eq(users.clinic_id, clinicId), isNull(users.deleted_at)))
+      .limit(1);
+    if (!vet) fields.push({ path: "vet_id", message: "No such user in this clinic" });
+  }
+  if (fields.length) throw AppError.validation(fields);
+}
+
+export async function createVisit(ctx: ServiceContext, clinicId: string, input: CreateVisitInput) {
+  await assertReferences(ctx, clinicId, input);
+  return visitView(await visitRecords.insert(ctx, clinicId, { ...input, scheduled_at: new Date(input.scheduled_at), status: "scheduled" }));
+}
+
+export const getVisit = async (ctx: ServiceContext, clinicId: string, id: string) => visitView(await visitRecords.find(ctx, clinicId, id));
+
+/**
+ * Partial update; a `status` moves the visit through the state machine and stamps
+ * `started_at`/`completed_at`. Rescheduling or re-assigning the patient only while scheduled.
+ */
+export async function updateVisit(ctx: ServiceContext, clinicId: string, id: string, input: UpdateVisitInput) {
+  const current = await visitRecords.find(ctx, clinicId, id);
+  const changes: Partial<typeof visits.$inferInsert> = {};
+  if (input.status !== undefined) {
+    if (!VISIT_TRANSITIONS[current.status].includes(input.status)) {
+      throw new AppError("INVALID_STATE_TRANSITION", `A ${current.status} visit cannot become ${input.status}`, {
+        from: current.status,
+        to: input.status,
+        allowed: VISIT_TRANSITIONS[current.status],
+      });
+    }
+    changes.status = input.status;
+    if (input.status === "in_progress") changes.started_at = ctx.clock.now();
+    if (input.status === "completed") changes.completed_at = ctx.clock.now();
+  }
+  if ((input.scheduled_at !== undefined || input.patient_id !== undefined) && current.status !== "scheduled") {
+    throw new AppError("INVALID_STATE_TRANSITION", `A ${current.status} visit cannot be rescheduled or moved to another patient`);
+  }
+  await assertReferences(ctx, clinicId, input);
+  if (input.scheduled_at !== undefined) changes.scheduled_at = new Date(input.scheduled_at);
+  for (const key of ["patient_id", "vet_id", "reason", "diagnosis", "notes"] as const) {
+    if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
+  }
+  return visitView(await visitRecords.update(ctx, clinicId, id, changes));
+}
+
+export const deleteVisit = (ctx: ServiceContext, clinicId: string, id: string) => visitRecords.softDelete(ctx, clinicId, id);
+
+/** Filters shared by /visits and the operations board; dates are on `scheduled_at`, in the clinic's zone. */
+export function visitConditions(filters: VisitFilters, timeZone: string) {
+  const range = dayRange(filters.date_from, filters.date_to, timeZone);
+  return [
+    range.from ? gte(visits.scheduled_at, range.from) : undefined,
+    range.to ? lt(visits.scheduled_at, range.to) : undefined,
+    filters.status ? inArray(visits.status, filters.status.split(",") as VisitStatus[]) : undefined,
+    filters.patient_id ? eq(visits.patient_id, filters.patient_id) : undefined,
+    filters.vet_id ? eq(visits.vet_id, filters.vet_id) : undefined,
+  ];
+}
+
+export const listVisits = (ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest) =>
+  visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page);
