@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { createLifecycle, type AppContext, type AppDeps } from "./context";
 import { authGuard } from "./http/auth";
 import { apiDocs } from "./http/docs";
+import { idempotency } from "./http/idempotency";
 import { errorHandler, jsonBody } from "./http/errors";
 import { Paginator } from "./http/pagination";
 import { RestRateLimits } from "./http/rate-limit";
@@ -15,6 +16,7 @@ import { McpRuntime } from "./modules/mcp/runtime";
 import { clinicContextTool } from "./modules/mcp/tools/clinic-context";
 import { mcpKeysModule } from "./modules/mcp-keys";
 import { alertsModule } from "./modules/alerts";
+import { billingModule } from "./modules/billing";
 import { operationsModule } from "./modules/operations";
 import { patientsModule } from "./modules/patients";
 import { tutorsModule } from "./modules/tutors";
@@ -42,6 +44,7 @@ function buildRoutes(context: AppContext) {
         .use(visitsModule(context))
         .use(alertsModule(context))
         .use(operationsModule(context))
+        .use(billingModule(context))
         .use(mcpKeysModule(context)),
     );
 }
@@ -60,6 +63,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     paginator: new Paginator(hmacSha256(deps.config.jwtSecret, "cursor-signing")),
     lifecycle: createLifecycle(),
     auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits }),
+    idempotency: idempotency(services),
   };
   context.lifecycle.onBeforeClose(() => mcp.stop());
   return { app: buildRoutes(context), context };

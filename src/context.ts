@@ -1,6 +1,7 @@
 import type { Config } from "./config";
 import type { Database, ServiceContext } from "./db/client";
 import type { authGuard } from "./http/auth";
+import type { idempotency } from "./http/idempotency";
 import type { Paginator } from "./http/pagination";
 import type { RestRateLimits } from "./http/rate-limit";
 import type { Clock } from "./lib/clock";
@@ -39,6 +40,7 @@ export interface AppContext extends AppDeps {
   paginator: Paginator;
   rateLimits: RestRateLimits;
   auth: ReturnType<typeof authGuard>;
+  idempotency: ReturnType<typeof idempotency>;
   lifecycle: Lifecycle;
   mcp: McpRuntime;
 }

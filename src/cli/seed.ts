@@ -5,6 +5,8 @@ import { DAY, HOUR, MINUTE, type Clock } from "../lib/clock";
 import { newId, randomAlphanumeric } from "../lib/crypto";
 import { generateApiKey } from "../modules/mcp/api-keys";
 import { hashPassword, register } from "../modules/auth/service";
+import { taxFor } from "../lib/money";
+import { formatRut } from "../lib/rut";
 
 const FIRST = ["Camila", "Matías", "Valentina", "Benjamín", "Catalina", "Vicente", "Javiera", "Martín", "Fernanda", "Tomás", "Isidora", "Agustín", "Constanza", "Joaquín", "Francisca", "Cristóbal", "Antonia", "Diego", "Josefa", "Felipe"];
 const LAST = ["González", "Muñoz", "Rojas", "Díaz", "Pérez", "Soto", "Contreras", "Silva", "Martínez", "Sepúlveda", "Morales", "Rodríguez", "López", "Fuentes", "Hernández", "Torres", "Araya", "Flores", "Espinoza", "Valenzuela"];
@@ -34,20 +36,8 @@ function prng(seed: number) {
   return { next, int, pick };
 }
 
-/** Chilean RUT with its módulo-11 check digit, formatted 12.345.678-5. */
-export function rutFor(body: number): string {
-  let sum = 0;
-  let factor = 2;
-  for (const digit of String(body).split("").reverse()) {
-    sum += Number(digit) * factor;
-    factor = factor === 7 ? 2 : factor + 1;
-  }
-  const rest = 11 - (sum % 11);
-  const check = rest === 11 ? "0" : rest === 10 ? "K" : String(rest);
-  return `${body.toLocaleString("es-CL").replaceAll(",", ".")}-${check}`;
-}
+export const rutFor = formatRut;
 
-const taxOf = (net: number, bps: number) => Math.floor((net * bps + 5_000) / 10_000);
 
 export interface DemoResult {
   clinic_id: string;
@@ -148,7 +138,7 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
       return { ...stamp(emitted), id: newId(), invoice_id: invoiceId, position, description, quantity, unit_price: unitPrice, total_amount: quantity * unitPrice };
     });
     const net = lines.reduce((sum, line) => sum + line.total_amount, 0);
-    const tax = taxOf(net, 1900);
+    const tax = taxFor(net, 1900);
     const total = net + tax;
     const settled = r.next() < 0.9;
     let paid = 0;

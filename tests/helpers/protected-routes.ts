@@ -43,6 +43,17 @@ export const seedVisit = async (t: TestApp, owner: ClinicSession) =>
   created(owner, "/visits", { patient_id: await seedPatient(t, owner), scheduled_at: "2026-01-20T15:00:00Z", reason: "Control" });
 const seedAlert = async (t: TestApp, owner: ClinicSession) => created(owner, "/alerts", { patient_id: await seedPatient(t, owner), kind: "vaccine_due", message: "Booster" });
 
+export const seedInvoice = async (t: TestApp, owner: ClinicSession, emit = false) => {
+  const id = await created(owner, "/billing/invoices", { tutor_id: await seedTutor(t, owner), items: [{ description: "Consulta", quantity: 1, unit_price: 10_000 }] });
+  if (emit) await owner.as("POST", `/api/v1/billing/invoices/${id}/emit`);
+  return id;
+};
+export const seedPayment = async (t: TestApp, owner: ClinicSession) =>
+  created(owner, "/billing/payments", { invoice_id: await seedInvoice(t, owner, true), amount: 5_000, method: "cash" });
+const seedRefund = async (t: TestApp, owner: ClinicSession) => created(owner, "/billing/refunds", { payment_id: await seedPayment(t, owner), amount: 100 });
+const seedDocument = async (t: TestApp, owner: ClinicSession) => created(owner, "/billing/sii/documents", { doc_type: 39, invoice_id: await seedInvoice(t, owner, true) });
+const UNKNOWN = "00000000-0000-7000-8000-000000000000";
+
 const crud = (path: string, seed: ProtectedRoute["seed"], create: () => unknown, patch: () => unknown): ProtectedRoute[] => [
   { method: "GET", path },
   { method: "POST", path, body: create },
@@ -57,6 +68,21 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...crud("/visits", seedVisit, () => ({ patient_id: "00000000-0000-7000-8000-000000000000", scheduled_at: "2026-01-20T15:00:00Z" }), () => ({ notes: "changed" })),
   ...crud("/alerts", seedAlert, () => ({ kind: "custom", message: "m" }), () => ({ status: "resolved" })),
   { method: "GET", path: "/operations/visits" },
+  { method: "GET", path: "/billing/invoices" },
+  { method: "POST", path: "/billing/invoices", body: () => ({ tutor_id: UNKNOWN, items: [{ description: "x", quantity: 1, unit_price: 1 }] }) },
+  { method: "GET", path: "/billing/invoices/:id", seed: (t, o) => seedInvoice(t, o) },
+  { method: "PATCH", path: "/billing/invoices/:id", seed: (t, o) => seedInvoice(t, o), body: () => ({ notes: "changed" }) },
+  { method: "POST", path: "/billing/invoices/:id/emit", seed: (t, o) => seedInvoice(t, o), readBack: "/billing/invoices/:id" },
+  { method: "POST", path: "/billing/invoices/:id/void", seed: (t, o) => seedInvoice(t, o), readBack: "/billing/invoices/:id" },
+  { method: "GET", path: "/billing/payments" },
+  { method: "POST", path: "/billing/payments", body: () => ({ invoice_id: UNKNOWN, amount: 1, method: "cash" }) },
+  { method: "GET", path: "/billing/payments/:id", seed: seedPayment },
+  { method: "GET", path: "/billing/refunds", roles: ["owner"] },
+  { method: "POST", path: "/billing/refunds", roles: ["owner"], body: () => ({ payment_id: UNKNOWN, amount: 1 }) },
+  { method: "GET", path: "/billing/refunds/:id", roles: ["owner"], seed: seedRefund },
+  { method: "GET", path: "/billing/sii/documents" },
+  { method: "POST", path: "/billing/sii/documents", body: () => ({ doc_type: 39, invoice_id: UNKNOWN }) },
+  { method: "GET", path: "/billing/sii/documents/:id", seed: seedDocument },
   { method: "POST", path: "/mcp/keys", roles: ["owner"], body: () => ({ name: "k", scopes: ["read"] }) },
   { method: "GET", path: "/mcp/keys", roles: ["owner"] },
   { method: "GET", path: "/mcp/keys/:id", roles: ["owner"], seed: seedApiKey },

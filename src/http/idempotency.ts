@@ -1,0 +1,85 @@
+import { and, eq, lte } from "drizzle-orm";
+import { Elysia, status } from "elysia";
+import type { Db } from "../db/client";
+import { idempotencyKeys } from "../db/schema";
+import type { Clock } from "../lib/clock";
+import { DAY, MINUTE } from "../lib/clock";
+import { sha256Hex } from "../lib/crypto";
+import { AppError } from "../lib/errors";
+
+const KEY_TTL_MS = DAY;
+/** A claim this old belongs to a request that died; a retry may take it over. */
+const ABANDONED_AFTER_MS = 5 * MINUTE;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Key order must not change the fingerprint of a body. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+type Claim = { kind: "claimed" } | { kind: "replay"; body: unknown };
+
+/** Claims `key` for this request, atomically on both databases (insert … on conflict do nothing). */
+async function claim(db: Db, clock: Clock, clinicId: string, key: string, method: string, path: string, fingerprint: string): Promise<Claim> {
+  const now = clock.now();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = await db
+      .insert(idempotencyKeys)
+      .values({ clinic_id: clinicId, key, method, path, request_hash: fingerprint, state: "in_progress", created_at: now, expires_at: new Date(now.getTime() + KEY_TTL_MS) })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
+    if (inserted.length) return { kind: "claimed" };
+    const [existing] = await db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.clinic_id, clinicId), eq(idempotencyKeys.key, key)));
+    if (!existing) continue; // released in between: claim again
+    const abandoned = existing.state === "in_progress" && now.getTime() - existing.created_at.getTime() > ABANDONED_AFTER_MS;
+    if (existing.expires_at <= now || abandoned) {
+      await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clinic_id, clinicId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.created_at, existing.created_at)));
+      continue;
+    }
+    if (existing.request_hash !== fingerprint) {
+      throw new AppError("IDEMPOTENCY_KEY_CONFLICT", "This Idempotency-Key was used with a different request");
+    }
+    if (existing.state === "in_progress") {
+      throw new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", "A request with this Idempotency-Key is still running; retry shortly", undefined, { "retry-after": "1" });
+    }
+    return { kind: "replay", body: existing.response_body };
+  }
+  throw new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", "A request with this Idempotency-Key is still running; retry shortly", undefined, { "retry-after": "1" });
+}
+
+/**
+ * Idempotency for financial POSTs (CONTRACT §8), as `idempotently(clinicId, body, run)` in the
+ * handler: the same key, method, path and body within 24 h replays the stored 2xx body with 200
+ * and `Idempotent-Replayed: true`; only successes are stored, so a failure can be retried.
+ */
+export const idempotency = ({ db, clock }: { db: Db; clock: Clock }) =>
+  new Elysia({ name: "idempotency" }).derive({ as: "global" }, ({ request, set, path }) => ({
+    async idempotently<T, const Fresh extends 200 | 201 = 201>(clinicId: string, body: unknown, run: () => Promise<T>, freshStatus: Fresh = 201 as Fresh) {
+      const key = request.headers.get("idempotency-key");
+      if (key === null) return status(freshStatus, await run());
+      if (!UUID.test(key)) throw new AppError("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be a UUID");
+      const normalizedKey = key.toLowerCase();
+      // Expired keys are purged as keys are used, so the table holds about a day of keys.
+      await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clinic_id, clinicId), lte(idempotencyKeys.expires_at, clock.now())));
+      const fingerprint = sha256Hex(`${request.method} ${path}\n${canonical(body)}`);
+      const claimed = await claim(db, clock, clinicId, normalizedKey, request.method, path, fingerprint);
+      if (claimed.kind === "replay") {
+        set.headers["idempotent-replayed"] = "true";
+        return status(200, claimed.body as T);
+      }
+      const where = and(eq(idempotencyKeys.clinic_id, clinicId), eq(idempotencyKeys.key, normalizedKey));
+      let result: T;
+      try {
+        result = await run();
+      } catch (error) {
+        await db.delete(idempotencyKeys).where(where);
+        throw error;
+      }
+      await db.update(idempotencyKeys).set({ state: "completed", response_status: freshStatus, response_body: result as object }).where(where);
+      return status(freshStatus, result);
+    },
+  }));

@@ -1,0 +1,50 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { errorResponses, IdParams } from "../../http/common-model";
+import { CursorPage } from "../../http/pagination";
+import { CreateInvoiceBody, InvoiceListQuery, InvoiceModel, UpdateInvoiceBody } from "./model";
+import * as invoicesService from "./invoices.service";
+
+const INVOICE_LIST = { list: "invoices", sort: ["created_at:date", "id:text"] } as const;
+const created = { 200: InvoiceModel, 201: InvoiceModel };
+
+export const invoicesController = ({ auth, idempotency, services, paginator }: AppContext) =>
+  new Elysia({ prefix: "/invoices", tags: ["billing"] as never })
+    .use(auth)
+    .use(idempotency)
+    .guard({ auth: true })
+    .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, () => invoicesService.createInvoice(services, actor.clinic, body)), {
+      body: CreateInvoiceBody,
+      response: { ...created, ...errorResponses(400, 401, 409, 422) },
+      detail: { summary: "Create a draft invoice (Idempotency-Key accepted)" },
+    })
+    .get(
+      "/",
+      async ({ actor, query }) => {
+        const page = paginator.cursorRequest(query, INVOICE_LIST);
+        const result = await invoicesService.listInvoices(services, actor.clinicId, actor.clinic.timezone, query, page);
+        const listed = paginator.cursorPage(result.rows, page, INVOICE_LIST, (r) => [r.created_at, r.id]);
+        return { ...listed, data: listed.data.map((row) => invoicesService.invoiceView(row)) };
+      },
+      { query: InvoiceListQuery, response: { 200: CursorPage(InvoiceModel), ...errorResponses(400, 401, 422) }, detail: { summary: "List invoices (without items); filters status, tutor_id, date_from/date_to on emitted_at" } },
+    )
+    .get("/:id", ({ actor, params }) => invoicesService.getInvoice(services, actor.clinicId, params.id), {
+      params: IdParams,
+      response: { 200: InvoiceModel, ...errorResponses(401, 404, 422) },
+    })
+    .patch("/:id", ({ actor, params, body }) => invoicesService.updateInvoice(services, actor.clinic, params.id, body), {
+      params: IdParams,
+      body: UpdateInvoiceBody,
+      response: { 200: InvoiceModel, ...errorResponses(401, 404, 409, 422) },
+      detail: { summary: "Edit a draft; items replace the old ones" },
+    })
+    .post("/:id/emit", ({ actor, params, idempotently }) => idempotently(actor.clinicId, { action: "emit" }, () => invoicesService.emitInvoice(services, actor.clinicId, params.id), 200), {
+      params: IdParams,
+      response: { 200: InvoiceModel, ...errorResponses(400, 401, 404, 409, 422) },
+      detail: { summary: "draft → emitted" },
+    })
+    .post("/:id/void", ({ actor, params, idempotently }) => idempotently(actor.clinicId, { action: "void" }, () => invoicesService.voidInvoice(services, actor.clinicId, params.id), 200), {
+      params: IdParams,
+      response: { 200: InvoiceModel, ...errorResponses(400, 401, 404, 409, 422) },
+      detail: { summary: "draft, or emitted without payments → void" },
+    });

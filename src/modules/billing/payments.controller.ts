@@ -1,0 +1,60 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { errorResponses, IdParams } from "../../http/common-model";
+import { CursorPage } from "../../http/pagination";
+import { CreatePaymentBody, CreateRefundBody, PaymentListQuery, PaymentModel, RefundListQuery, RefundModel } from "./model";
+import * as paymentsService from "./payments.service";
+
+const PAYMENT_LIST = { list: "payments", sort: ["created_at:date", "id:text"] } as const;
+const REFUND_LIST = { list: "refunds", sort: ["created_at:date", "id:text"] } as const;
+
+export const paymentsController = ({ auth, idempotency, services, paginator }: AppContext) =>
+  new Elysia({ prefix: "/payments", tags: ["billing"] as never })
+    .use(auth)
+    .use(idempotency)
+    .guard({ auth: true })
+    .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, () => paymentsService.createPayment(services, actor.clinicId, body)), {
+      body: CreatePaymentBody,
+      response: { 200: PaymentModel, 201: PaymentModel, ...errorResponses(400, 401, 409, 422) },
+      detail: { summary: "Pay an emitted invoice, up to its balance (Idempotency-Key accepted)" },
+    })
+    .get(
+      "/",
+      async ({ actor, query }) => {
+        const page = paginator.cursorRequest(query, PAYMENT_LIST);
+        const result = await paymentsService.listPayments(services, actor.clinicId, actor.clinic.timezone, query, page);
+        const listed = paginator.cursorPage(result.rows, page, PAYMENT_LIST, (r) => [r.created_at, r.id]);
+        return { ...listed, data: listed.data.map(paymentsService.paymentView) };
+      },
+      { query: PaymentListQuery, response: { 200: CursorPage(PaymentModel), ...errorResponses(400, 401, 422) } },
+    )
+    .get("/:id", ({ actor, params }) => paymentsService.getPayment(services, actor.clinicId, params.id), {
+      params: IdParams,
+      response: { 200: PaymentModel, ...errorResponses(401, 404, 422) },
+    });
+
+/** Refunds are the owner's (CONTRACT §5). */
+export const refundsController = ({ auth, idempotency, services, paginator }: AppContext) =>
+  new Elysia({ prefix: "/refunds", tags: ["billing"] as never })
+    .use(auth)
+    .use(idempotency)
+    .guard({ auth: ["owner"] as const })
+    .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, () => paymentsService.createRefund(services, actor.clinicId, body)), {
+      body: CreateRefundBody,
+      response: { 200: RefundModel, 201: RefundModel, ...errorResponses(400, 401, 403, 409, 422) },
+      detail: { summary: "Refund part or all of a payment (owner; Idempotency-Key accepted)" },
+    })
+    .get(
+      "/",
+      async ({ actor, query }) => {
+        const page = paginator.cursorRequest(query, REFUND_LIST);
+        const result = await paymentsService.listRefunds(services, actor.clinicId, actor.clinic.timezone, query, page);
+        const listed = paginator.cursorPage(result.rows, page, REFUND_LIST, (r) => [r.created_at, r.id]);
+        return { ...listed, data: listed.data.map(paymentsService.refundView) };
+      },
+      { query: RefundListQuery, response: { 200: CursorPage(RefundModel), ...errorResponses(400, 401, 403, 422) } },
+    )
+    .get("/:id", ({ actor, params }) => paymentsService.getRefund(services, actor.clinicId, params.id), {
+      params: IdParams,
+      response: { 200: RefundModel, ...errorResponses(401, 403, 404, 422) },
+    });

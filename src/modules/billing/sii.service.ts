@@ -1,0 +1,119 @@
+import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { isUniqueViolation, type ServiceContext, type Tx } from "../../db/client";
+import { clinicRecords, liveIn } from "../../db/clinic-records";
+import { folioCounters, taxDocuments } from "../../db/schema";
+import type { PageRequest } from "../../http/pagination";
+import { newId } from "../../lib/crypto";
+import { AppError } from "../../lib/errors";
+import { normalizeRut } from "../../lib/rut";
+import { dayRange, serialize } from "../../lib/time";
+import { lockInvoice } from "./invoices.service";
+import type { CreateTaxDocumentInput } from "./model";
+
+export const taxDocumentRecords = clinicRecords(taxDocuments, "Tax document");
+
+export function taxDocumentView(row: typeof taxDocuments.$inferSelect) {
+  const { deleted_at: _deleted, ...visible } = row;
+  return serialize(visible);
+}
+
+/**
+ * The next folio for a clinic and document type. The upsert takes the counter row's lock until
+ * the transaction ends, so concurrent issuers wait in line, and a rolled-back issue gives its
+ * folio back: folios run 1, 2, 3… with no gaps and no duplicates.
+ */
+async function nextFolio(tx: Tx, clinicId: string, docType: number): Promise<number> {
+  const [row] = await tx
+    .insert(folioCounters)
+    .values({ clinic_id: clinicId, doc_type: docType, last_folio: 1 })
+    .onConflictDoUpdate({ target: [folioCounters.clinic_id, folioCounters.doc_type], set: { last_folio: sql`${folioCounters.last_folio} + 1` } })
+    .returning({ folio: folioCounters.last_folio });
+  return row!.folio;
+}
+
+/**
+ * Issues a 39 (boleta) or 33 (factura, with the receiver's RUT and name) for an emitted or paid
+ * invoice, once per invoice; or a 61 (nota de crédito) crediting an earlier 33/39 in full, once.
+ */
+export async function issueTaxDocument(ctx: ServiceContext, clinicId: string, input: CreateTaxDocumentInput) {
+  const fields = [];
+  let receiverRut: string | null = null;
+  if (input.doc_type === 33) {
+    receiverRut = input.receiver_rut ? normalizeRut(input.receiver_rut) : null;
+    if (!receiverRut) fields.push({ path: "receiver_rut", message: "A factura needs the receiver's RUT with a valid check digit" });
+    if (!input.receiver_name) fields.push({ path: "receiver_name", message: "A factura needs the receiver's name" });
+  }
+  if (input.doc_type === 61 && !input.referenced_document_id) fields.push({ path: "referenced_document_id", message: "A nota de crédito references the document it credits" });
+  if (input.doc_type !== 61 && !input.invoice_id) fields.push({ path: "invoice_id", message: "Required for doc_type 33 and 39" });
+  if (fields.length) throw AppError.validation(fields);
+
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const now = ctx.clock.now();
+      let source: { invoice_id: string; currency: string; net_amount: number; tax_amount: number; total_amount: number };
+      if (input.doc_type === 61) {
+        const [referenced] = await tx.select().from(taxDocuments).where(and(liveIn(taxDocuments, clinicId), eq(taxDocuments.id, input.referenced_document_id!)));
+        if (!referenced || referenced.doc_type === 61) throw AppError.validation([{ path: "referenced_document_id", message: "No such factura or boleta in this clinic" }]);
+        if (input.invoice_id && input.invoice_id !== referenced.invoice_id) throw AppError.validation([{ path: "invoice_id", message: "Must be the referenced document's invoice" }]);
+        await lockInvoice(tx, clinicId, referenced.invoice_id);
+        const [credited] = await tx.select({ id: taxDocuments.id }).from(taxDocuments).where(and(liveIn(taxDocuments, clinicId), eq(taxDocuments.referenced_document_id, referenced.id)));
+        if (credited) throw new AppError("CONFLICT", "This document already has a nota de crédito", { document_id: credited.id });
+        source = referenced;
+      } else {
+        const invoice = await lockInvoice(tx, clinicId, input.invoice_id!);
+        if (!invoice) throw AppError.validation([{ path: "invoice_id", message: "No such invoice in this clinic" }]);
+        if (invoice.status !== "emitted" && invoice.status !== "paid") {
+          throw new AppError("INVALID_STATE_TRANSITION", `A ${invoice.status} invoice cannot get a tax document`, { status: invoice.status });
+        }
+        const [existing] = await tx
+          .select({ id: taxDocuments.id })
+          .from(taxDocuments)
+          .where(and(liveIn(taxDocuments, clinicId), eq(taxDocuments.invoice_id, invoice.id), inArray(taxDocuments.doc_type, [33, 39])));
+        if (existing) throw new AppError("CONFLICT", "This invoice already has a factura or boleta", { document_id: existing.id });
+        source = { invoice_id: invoice.id, currency: invoice.currency, net_amount: invoice.net_amount, tax_amount: invoice.tax_amount, total_amount: invoice.total_amount };
+      }
+      const [row] = await tx
+        .insert(taxDocuments)
+        .values({
+          id: newId(),
+          clinic_id: clinicId,
+          invoice_id: source.invoice_id,
+          doc_type: input.doc_type,
+          folio: await nextFolio(tx, clinicId, input.doc_type),
+          receiver_rut: receiverRut,
+          receiver_name: input.doc_type === 33 ? input.receiver_name!.trim() : null,
+          referenced_document_id: input.doc_type === 61 ? input.referenced_document_id! : null,
+          currency: source.currency,
+          net_amount: source.net_amount,
+          tax_amount: source.tax_amount,
+          total_amount: source.total_amount,
+          issued_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning();
+      return taxDocumentView(row!);
+    });
+  } catch (error) {
+    // The unique index is the last word if two issuers raced past the checks.
+    if (isUniqueViolation(error)) throw new AppError("CONFLICT", "This invoice already has a factura or boleta");
+    throw error;
+  }
+}
+
+export const getTaxDocument = async (ctx: ServiceContext, clinicId: string, id: string) => taxDocumentView(await taxDocumentRecords.find(ctx, clinicId, id));
+
+export function listTaxDocuments(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { doc_type?: string; invoice_id?: string; date_from?: string; date_to?: string }, page: PageRequest) {
+  const range = dayRange(filters.date_from, filters.date_to, timeZone);
+  return taxDocumentRecords.page(
+    ctx,
+    clinicId,
+    [
+      filters.doc_type ? inArray(taxDocuments.doc_type, filters.doc_type.split(",").map(Number)) : undefined,
+      filters.invoice_id ? eq(taxDocuments.invoice_id, filters.invoice_id) : undefined,
+      range.from ? gte(taxDocuments.issued_at, range.from) : undefined,
+      range.to ? lt(taxDocuments.issued_at, range.to) : undefined,
+    ],
+    page,
+  );
+}

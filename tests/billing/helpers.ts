@@ -1,0 +1,28 @@
+import { expect } from "bun:test";
+import type { ClinicSession } from "../helpers/clinic";
+
+export const tutorFor = async (owner: ClinicSession, name = "Tutor") => {
+  const r = await owner.as("POST", "/api/v1/tutors", { json: { name } });
+  expect(r.status, r.text).toBe(201);
+  return r.body.id as string;
+};
+
+export const draft = async (owner: ClinicSession, items: { description?: string; quantity: number; unit_price: number }[], tutorId?: string) => {
+  const r = await owner.as("POST", "/api/v1/billing/invoices", {
+    json: { tutor_id: tutorId ?? (await tutorFor(owner)), items: items.map((i) => ({ description: "Servicio", ...i })) },
+  });
+  expect(r.status, r.text).toBe(201);
+  return r.body;
+};
+
+export const emitted = async (owner: ClinicSession, items: { quantity: number; unit_price: number }[], tutorId?: string) => {
+  const invoice = await draft(owner, items, tutorId);
+  const r = await owner.as("POST", `/api/v1/billing/invoices/${invoice.id}/emit`);
+  expect(r.status, r.text).toBe(200);
+  return r.body;
+};
+
+export const pay = (owner: ClinicSession, invoiceId: string, amount: unknown, headers: Record<string, string> = {}) =>
+  owner.as("POST", "/api/v1/billing/payments", { json: { invoice_id: invoiceId, amount, method: "card" }, headers });
+
+export const rowCount = async (query: (text: string) => Promise<{ n: number }[]>, table: string) => (await query(`select count(*)::int as n from ${table}`))[0]!.n;
