@@ -5,6 +5,9 @@ import pgliteData from "../../node_modules/@electric-sql/pglite/dist/pglite.data
 import pgliteWasm from "../../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
 import pgTrgmBundle from "../../node_modules/@electric-sql/pglite/dist/pg_trgm.tar.gz" with { type: "file" };
 import type { Extension } from "@electric-sql/pglite";
+import { existsSync, renameSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 
 interface PgliteAssets {
   pgliteWasmModule: WebAssembly.Module;
@@ -13,8 +16,24 @@ interface PgliteAssets {
   extensions: { pg_trgm: Extension };
 }
 
-/** pg_trgm (trigram indexes for name search), from the embedded bundle rather than PGlite's own path. */
-const pgTrgm: Extension = { name: "pg_trgm", setup: async () => ({ bundlePath: new URL(`file://${pgTrgmBundle}`) }) };
+/**
+ * pg_trgm (trigram indexes for name search). PGlite streams the bundle with fs.createReadStream,
+ * which cannot read inside a compiled binary, so there it is first copied to a temporary file.
+ */
+const pgTrgm: Extension = {
+  name: "pg_trgm",
+  setup: async () => {
+    if (!pgTrgmBundle.startsWith("/$bunfs/")) return { bundlePath: new URL(`file://${pgTrgmBundle}`) };
+    const copy = join(tmpdir(), `vet-clinic-${basename(pgTrgmBundle)}`);
+    if (!existsSync(copy)) {
+      // Written aside and renamed, so a concurrent start never reads half a file.
+      const partial = `${copy}.${process.pid}`;
+      await Bun.write(partial, Bun.file(pgTrgmBundle));
+      renameSync(partial, copy);
+    }
+    return { bundlePath: new URL(`file://${copy}`) };
+  },
+};
 
 let compiled: Promise<PgliteAssets> | undefined;
 
