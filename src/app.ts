@@ -14,6 +14,8 @@ import { healthModule } from "./modules/health";
 import { mcpModule } from "./modules/mcp";
 import { McpRuntime } from "./modules/mcp/runtime";
 import { clinicContextTool } from "./modules/mcp/tools/clinic-context";
+import { describeSchemaTool } from "./modules/mcp/tools/describe-schema";
+import { queryDatabaseTool } from "./modules/mcp/tools/query-database";
 import { mcpKeysModule } from "./modules/mcp-keys";
 import { alertsModule } from "./modules/alerts";
 import { billingModule } from "./modules/billing";
@@ -53,7 +55,7 @@ function buildRoutes(context: AppContext) {
 export function createApp(deps: AppDeps): BuiltApp {
   const services = { db: deps.database.db, clock: deps.clock };
   const rateLimits = new RestRateLimits(deps.config.limits, deps.clock);
-  const mcp = new McpRuntime({ ...deps, tools: [clinicContextTool()] });
+  const mcp = new McpRuntime({ ...deps, tools: [clinicContextTool(), queryDatabaseTool(), describeSchemaTool()] });
   const context: AppContext = {
     mcp,
     ...deps,

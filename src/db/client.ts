@@ -17,6 +17,12 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 /** A transaction handle is a Db too; services accept either. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
+export interface RawResult {
+  rows: unknown[][];
+  fields: { name: string; typeId: number }[];
+}
+export type RawRunner = (text: string, params?: unknown[]) => Promise<RawResult>;
+
 export type DatabaseKind = "embedded" | "memory" | "postgres";
 
 export interface Database {
@@ -33,6 +39,11 @@ export interface Database {
    */
   listen(channel: string, onMessage: (payload: string) => void, onSubscribed?: () => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
+  /**
+   * A READ ONLY transaction on one connection; `run` sends one statement through the extended
+   * protocol (parameters bound, never spliced) and returns rows as arrays with column types.
+   */
+  readOnly<T>(work: (run: RawRunner) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /** PGlite only: a copy of the data directory, used to clone migrated test databases fast. */
   dumpDataDir?(): Promise<Blob | File>;
@@ -99,6 +110,14 @@ async function openPglite(client: PGlite, kind: DatabaseKind, location: string):
     async notify(channel, payload) {
       await client.query("select pg_notify($1, $2)", [channel, payload]);
     },
+    readOnly: (work) =>
+      client.transaction(async (tx) => {
+        await tx.exec("SET TRANSACTION READ ONLY");
+        return work(async (text, params = []) => {
+          const result = await tx.query<unknown[]>(text, params, { rowMode: "array" });
+          return { rows: result.rows, fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })) };
+        });
+      }),
     close: () => client.close(),
     dumpDataDir: () => client.dumpDataDir("none"),
   };
@@ -146,6 +165,13 @@ async function openPostgres(url: string): Promise<Database> {
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },
+    readOnly: (work) =>
+      client.begin("read only", (tx) =>
+        work(async (text, params = []) => {
+          const result = await tx.unsafe(text, params as never[], { prepare: false }).values();
+          return { rows: result as unknown as unknown[][], fields: (result.columns ?? []).map((c) => ({ name: c.name, typeId: c.type })) };
+        }),
+      ) as Promise<never>,
     close: () => client.end({ timeout: 5 }),
   };
 }

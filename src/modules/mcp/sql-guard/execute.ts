@@ -1,0 +1,89 @@
+import type { Database } from "../../../db/client";
+import { pgErrorCode } from "../../../db/client";
+import { AppError } from "../../../lib/errors";
+import { rfc3339 } from "../../../lib/time";
+import { READER_ROLE } from "./readable-tables";
+
+export interface QueryLimits {
+  timeoutMs: number;
+  maxRows: number;
+}
+
+export interface QueryResult {
+  columns: { name: string; type: string }[];
+  rows: Record<string, unknown>[];
+  row_count: number;
+  truncated: boolean;
+  elapsed_ms: number;
+}
+
+/** Type names for the OIDs a clinic query can produce; anything else is reported as "unknown". */
+const TYPE_NAMES: Record<number, string> = {
+  16: "boolean", 20: "bigint", 21: "smallint", 23: "integer", 25: "text", 114: "json", 700: "real", 701: "double precision",
+  1042: "char", 1043: "varchar", 1082: "date", 1083: "time", 1114: "timestamp", 1184: "timestamptz", 1186: "interval",
+  1700: "numeric", 2950: "uuid", 3802: "jsonb", 19: "name", 26: "oid", 1000: "boolean[]", 1005: "smallint[]", 1007: "integer[]",
+  1016: "bigint[]", 1009: "text[]", 1015: "varchar[]", 1182: "date[]", 1185: "timestamptz[]", 2951: "uuid[]", 1231: "numeric[]",
+  3807: "jsonb[]", 199: "json[]", 2249: "record", 705: "unknown",
+};
+
+/**
+ * JSON-safe values: bigint as a number when it fits in 2^53 (else a string), numeric as a
+ * string (exact decimals), timestamps as RFC 3339 UTC, dates as YYYY-MM-DD.
+ */
+function jsonSafe(value: unknown, type: string): unknown {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return value.map((v) => jsonSafe(v, type.replace(/\[\]$/, "")));
+  if (typeof value === "bigint") return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (type === "bigint" && typeof value === "string") return Number.isSafeInteger(Number(value)) ? Number(value) : value;
+  if (type === "numeric") return String(value);
+  if (type === "date") return value instanceof Date ? value.toISOString().slice(0, 10) : String(value).slice(0, 10);
+  if (type === "timestamptz" || type === "timestamp") {
+    const date = value instanceof Date ? value : new Date(String(value).replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00"));
+    return Number.isNaN(date.getTime()) ? String(value) : rfc3339(date);
+  }
+  if (value instanceof Date) return rfc3339(value);
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("hex");
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  return value;
+}
+
+function toAppError(error: unknown, limits: QueryLimits): AppError {
+  const code = pgErrorCode(error);
+  if (code === "57014") return new AppError("QUERY_TIMEOUT", `The query ran longer than ${limits.timeoutMs} ms and was cancelled`);
+  if (code === "25006") return new AppError("QUERY_FAILED", "The query tried to write; only reading is allowed");
+  if (code === "42501") return new AppError("QUERY_FAILED", "Permission denied: the query reads something outside the clinic views");
+  // PostgreSQL's own message names what the query got wrong; anything else stays generic.
+  if (!code) return new AppError("QUERY_FAILED", "The query failed");
+  const message = error instanceof Error ? (error.message.split("\n")[0] ?? "") : "";
+  return new AppError("QUERY_FAILED", `The query failed: ${message.slice(0, 300)}`, { sqlstate: code });
+}
+
+/**
+ * Runs an already-guarded statement as the clinic, in depth: a READ ONLY transaction, a
+ * statement timeout, the reader role (SELECT on the clinic views only), the clinic pinned by
+ * row-level security, one statement with the clinic id bound, and at most maxRows + 1 rows.
+ */
+export async function executeGuarded(database: Database, clinicId: string, sql: string, bindsClinic: boolean, limits: QueryLimits): Promise<QueryResult> {
+  if (!/^[0-9a-f-]{36}$/i.test(clinicId)) throw new AppError("INTERNAL_ERROR", "Invalid clinic id");
+  const started = performance.now();
+  try {
+    return await database.readOnly(async (run) => {
+      await run(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(limits.timeoutMs))}`);
+      await run("SELECT set_config('app.clinic_id', $1, true)", [clinicId]);
+      await run(`SET LOCAL ROLE ${READER_ROLE}`);
+      const result = await run(`SELECT * FROM (${sql}\n) AS query_result LIMIT ${Math.floor(limits.maxRows) + 1}`, bindsClinic ? [clinicId] : []);
+      const seen = new Map<string, number>();
+      const columns = result.fields.map((field) => {
+        const count = (seen.get(field.name) ?? 0) + 1;
+        seen.set(field.name, count);
+        return { name: count === 1 ? field.name : `${field.name}_${count}`, type: TYPE_NAMES[field.typeId] ?? "unknown" };
+      });
+      const truncated = result.rows.length > limits.maxRows;
+      const rows = result.rows.slice(0, limits.maxRows).map((row) => Object.fromEntries(columns.map((c, i) => [c.name, jsonSafe(row[i], c.type)])));
+      return { columns, rows, row_count: rows.length, truncated, elapsed_ms: Math.round((performance.now() - started) * 100) / 100 };
+    });
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw toAppError(error, limits);
+  }
+}

@@ -1,0 +1,270 @@
+import { parse, show } from "sql-parser-cst";
+import { ALLOWED_CAST_TYPES, ALLOWED_FUNCTIONS, TABLE_FUNCTIONS } from "./functions";
+import { READABLE_COLUMN_NAMES, READABLE_TABLE_NAMES, READABLE_TABLES, VIEW_SCHEMA } from "./readable-tables";
+
+export type GuardReason = "PARSE_ERROR" | "NOT_A_SELECT" | "MULTIPLE_STATEMENTS" | "FORBIDDEN_TABLE" | "FORBIDDEN_FUNCTION" | "FORBIDDEN_CLAUSE";
+
+/** A safe statement; when `bindsClinic`, `$1` is the clinic id, bound by the executor, never spliced. */
+export type GuardResult = { ok: true; sql: string; bindsClinic: boolean } | { ok: false; reason: GuardReason; message: string };
+
+export const MAX_SQL_LENGTH = 10_000;
+export const MAX_NESTING = 40;
+
+class Refusal extends Error {
+  constructor(readonly reason: GuardReason, message: string) {
+    super(message);
+  }
+}
+
+// biome-ignore lint: CST nodes are walked generically
+type Node = { type: string; [key: string]: any };
+
+/**
+ * Node types a query may contain. Anything not listed (DDL, DML, COPY, SET, DO, CALL, LOCK,
+ * ONLY, TABLESAMPLE, ROWS FROM, INTO, FOR UPDATE, parameters…) is refused: an allowlist,
+ * so what the parser learns tomorrow is refused until someone looks at it.
+ */
+const ALLOWED_NODES = new Set([
+  "select_stmt", "compound_select_stmt", "with_clause", "common_table_expr", "select_clause", "from_clause", "where_clause",
+  "group_by_clause", "group_by_rollup", "group_by_cube", "group_by_grouping_sets", "having_clause", "order_by_clause",
+  "sort_specification", "sort_direction_asc", "sort_direction_desc", "sort_nulls_first", "sort_nulls_last", "limit_clause",
+  "offset_clause", "fetch_clause", "window_clause", "named_window", "window_definition", "partition_by_clause", "frame_clause",
+  "frame_between", "frame_bound_preceding", "frame_bound_following", "frame_unbounded", "frame_bound_current_row",
+  "frame_exclusion", "values_clause", "select_distinct_on", "distinct_arg",
+  "list_expr", "paren_expr", "keyword", "identifier", "alias", "all_columns", "member_expr", "array_subscript",
+  "array_slice_specifier", "binary_expr", "prefix_op_expr", "postfix_op_expr", "func_call", "func_args", "filter_arg",
+  "over_arg", "join_expr", "join_on_specification", "join_using_specification", "lateral_derived_table", "case_expr",
+  "case_when", "case_else", "between_expr", "cast_expr", "cast_arg", "cast_operator_expr", "data_type_name",
+  "modified_data_type", "array_data_type", "array_bounds", "extract_expr", "extract_from", "interval_unit",
+  "interval_unit_range", "interval_literal", "date_literal", "time_literal", "timestamp_literal", "string_literal",
+  "number_literal", "boolean_literal", "null_literal", "array_literal_expr", "array_expr", "quantifier_expr",
+  "row_constructor", "empty", "space", "newline", "line_comment", "block_comment", "column_list",
+]);
+
+/** Folds unquoted identifiers to lower case and keeps quoted ones exactly; U&"…" is refused. */
+function identifierName(node: Node): string {
+  const text = String(node.text ?? "");
+  if (/^u&/i.test(text)) throw new Refusal("FORBIDDEN_CLAUSE", "Unicode-escaped identifiers (U&\"…\") are not allowed");
+  return text.startsWith('"') ? String(node.name) : String(node.name).toLowerCase();
+}
+
+function nestingDepth(sql: string): number {
+  let depth = 0;
+  let max = 0;
+  for (const char of sql) {
+    if (char === "(" || char === "[") max = Math.max(max, ++depth);
+    else if (char === ")" || char === "]") depth--;
+  }
+  return max;
+}
+
+const showNode = (node: Node): string => show(node as Parameters<typeof show>[0]);
+
+/** Per readable table, its rewritten form: the clinic's live rows of the curated view, as `name`. */
+const CLINIC_ROWS = new Map(
+  READABLE_TABLES.map((table) => {
+    const columns = table.columns.map((c) => c.name).join(", ");
+    const template = parse(`SELECT * FROM (SELECT ${columns} FROM ${VIEW_SCHEMA}.${table.name} WHERE clinic_id = $1) AS ${table.name}`, {
+      dialect: "postgresql",
+      includeSpaces: true,
+      paramTypes: ["$nr"],
+    });
+    return [table.name, (template.statements[0] as Node).clauses[1].expr as Node];
+  }),
+);
+
+const clinicRows = (tableName: string): Node => structuredClone(CLINIC_ROWS.get(tableName)!);
+
+class Checker {
+  /** Whether a readable table was rewritten, so the statement carries `$1`. */
+  bindsClinic = false;
+  /** Every name the query itself introduces (aliases, CTE names and columns): valid after `x.`. */
+  private readonly declared = new Set<string>();
+
+  constructor(root: Node) {
+    this.collectDeclared(root);
+  }
+
+  private collectDeclared(node: unknown): void {
+    if (!node || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach((n) => this.collectDeclared(n));
+    const n = node as Node;
+    if (n.type === "alias" && n.alias?.type === "identifier") this.declared.add(identifierName(n.alias));
+    if (n.type === "common_table_expr" && n.table?.type === "identifier") this.declared.add(identifierName(n.table));
+    if (n.type === "column_list" || (n.type === "common_table_expr" && n.columns)) {
+      // Column lists after an alias or CTE name declare output names.
+    }
+    for (const [key, value] of Object.entries(n)) if (key !== "range") this.collectDeclared(value);
+    if (n.type === "paren_expr" && n.expr?.type === "list_expr") {
+      for (const item of n.expr.items ?? []) if (item?.type === "identifier") this.declared.add(identifierName(item));
+    }
+  }
+
+  /** A query (select, set operation, VALUES) with the CTE names visible in `scope`. */
+  query(node: Node, scope: Set<string>): void {
+    if (node.type === "compound_select_stmt") {
+      this.query(node.left, scope);
+      this.query(node.right, scope);
+      return;
+    }
+    if (node.type === "paren_expr") return this.query(node.expr, scope);
+    if (node.type !== "select_stmt") throw new Refusal("NOT_A_SELECT", `A ${node.type.replace(/_stmt$/, "").replaceAll("_", " ")} is not a read-only query`);
+    let inner = scope;
+    for (const clause of node.clauses as Node[]) {
+      if (clause.type === "with_clause") inner = this.withClause(clause, scope);
+      else if (clause.type === "into_table_clause") throw new Refusal("FORBIDDEN_CLAUSE", "SELECT … INTO is not allowed");
+      else if (clause.type === "for_clause") throw new Refusal("FORBIDDEN_CLAUSE", "FOR UPDATE/SHARE is not allowed");
+      else if (clause.type === "table_clause") throw new Refusal("FORBIDDEN_CLAUSE", "TABLE x is not allowed; use SELECT * FROM x");
+      else if (clause.type === "from_clause") clause.expr = this.from(clause.expr, inner);
+      else this.expr(clause, inner);
+    }
+  }
+
+  /** CTEs see the tables and the CTEs defined before them; the query sees them all. */
+  private withClause(clause: Node, scope: Set<string>): Set<string> {
+    if (clause.recursiveKw) throw new Refusal("FORBIDDEN_CLAUSE", "Recursive CTEs (WITH RECURSIVE) are not allowed");
+    const visible = new Set(scope);
+    for (const cte of clause.tables.items as Node[]) {
+      if (cte.type !== "common_table_expr") throw new Refusal("FORBIDDEN_CLAUSE", `${cte.type} is not allowed in WITH`);
+      const body = cte.expr?.type === "paren_expr" ? cte.expr.expr : cte.expr;
+      if (!body || !["select_stmt", "compound_select_stmt"].includes(body.type)) {
+        throw new Refusal("FORBIDDEN_CLAUSE", "Data-modifying CTEs are not allowed: a CTE must be a SELECT");
+      }
+      this.query(body, new Set(visible));
+      visible.add(identifierName(cte.table));
+    }
+    return visible;
+  }
+
+  /** An item of FROM: a table, a CTE, a subquery, a join, or an allowlisted table function. */
+  private from(node: Node, scope: Set<string>): Node {
+    switch (node.type) {
+      case "identifier":
+        return this.table(node, scope, null);
+      case "alias": {
+        if (node.expr.type === "identifier") node.expr = this.table(node.expr, scope, node);
+        else node.expr = this.from(node.expr, scope);
+        return node;
+      }
+      case "list_expr":
+        node.items = (node.items as Node[]).map((item) => this.from(item, scope));
+        return node;
+      case "join_expr":
+        node.left = this.from(node.left, scope);
+        node.right = this.from(node.right, scope);
+        if (node.specification) this.expr(node.specification, scope);
+        return node;
+      case "paren_expr":
+        if (["select_stmt", "compound_select_stmt"].includes(node.expr.type)) this.query(node.expr, scope);
+        else node.expr = this.from(node.expr, scope);
+        return node;
+      case "lateral_derived_table":
+        this.query(node.expr, scope);
+        return node;
+      case "func_call": {
+        const name = node.name?.type === "identifier" ? identifierName(node.name) : "";
+        if (!TABLE_FUNCTIONS.has(name)) throw new Refusal("FORBIDDEN_FUNCTION", `Function ${name || showNode(node.name)} is not allowed in FROM`);
+        this.expr(node.args, scope);
+        return node;
+      }
+      case "member_expr":
+        throw new Refusal("FORBIDDEN_TABLE", `Schema-qualified names are not allowed (${showNode(node).trim()})`);
+      case "table_without_inheritance":
+        throw new Refusal("FORBIDDEN_CLAUSE", "ONLY is not allowed");
+      case "rows_from_expr":
+        throw new Refusal("FORBIDDEN_FUNCTION", "ROWS FROM is not allowed");
+      default:
+        throw new Refusal("FORBIDDEN_CLAUSE", `${node.type.replaceAll("_", " ")} is not allowed in FROM`);
+    }
+  }
+
+  /** A table name: a CTE in scope stays; a readable table becomes the clinic's rows; else refused. */
+  private table(node: Node, scope: Set<string>, alias: Node | null): Node {
+    const name = identifierName(node);
+    if (scope.has(name)) return node;
+    if (!READABLE_TABLE_NAMES.has(name)) throw new Refusal("FORBIDDEN_TABLE", `Table ${name} cannot be read; see describe_schema`);
+    const rows = clinicRows(name);
+    this.bindsClinic = true;
+    if (alias) return rows.expr;
+    rows.alias = { ...rows.alias, text: node.text, name: node.name };
+    rows.leading = node.leading;
+    rows.trailing = node.trailing;
+    return rows;
+  }
+
+  /** Any expression: every node allowlisted, every function allowlisted, subqueries checked as queries. */
+  expr(node: unknown, scope: Set<string>): void {
+    if (!node || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach((n) => this.expr(n, scope));
+    const n = node as Node;
+    if (["select_stmt", "compound_select_stmt"].includes(n.type)) return this.query(n, scope);
+    if (n.type === "parameter") throw new Refusal("FORBIDDEN_CLAUSE", "Query parameters are not allowed; write values inline");
+    if (n.type === "identifier") return void identifierName(n);
+    if (n.type === "func_call") return this.funcCall(n, scope);
+    if (n.type === "member_expr") return this.member(n, scope);
+    if (n.type === "data_type_name") {
+      const typeName = String(showNode(n)).trim().toLowerCase().replace(/\s+/g, " ");
+      if (!ALLOWED_CAST_TYPES.has(typeName)) throw new Refusal("FORBIDDEN_CLAUSE", `Casts to ${typeName} are not allowed`);
+      return;
+    }
+    if (!ALLOWED_NODES.has(n.type)) throw new Refusal("FORBIDDEN_CLAUSE", `${n.type.replaceAll("_", " ")} is not allowed`);
+    for (const [key, value] of Object.entries(n)) if (key !== "range" && key !== "type") this.expr(value, scope);
+  }
+
+  private funcCall(node: Node, scope: Set<string>): void {
+    if (node.name?.type !== "identifier") throw new Refusal("FORBIDDEN_FUNCTION", `Function ${showNode(node.name).trim()} is not allowed (schema-qualified)`);
+    const name = identifierName(node.name);
+    if (!ALLOWED_FUNCTIONS.has(name)) throw new Refusal("FORBIDDEN_FUNCTION", `Function ${name} is not allowed`);
+    for (const key of ["args", "filter", "over", "withinGroup"]) this.expr(node[key], scope);
+  }
+
+  /**
+   * `alias.column` only. PostgreSQL reads `x.f` and `(x).f` as f(x) when no column f exists,
+   * so the name after the dot must be a known column or a name the query declared.
+   */
+  private member(node: Node, scope: Set<string>): void {
+    const { object, property } = node;
+    if (property?.type === "array_subscript") return this.expr([object, property.expr], scope);
+    if (object?.type === "member_expr") throw new Refusal("FORBIDDEN_TABLE", `Schema-qualified names are not allowed (${showNode(node).trim()})`);
+    if (object?.type !== "identifier") throw new Refusal("FORBIDDEN_FUNCTION", `Attribute notation on an expression is not allowed (${showNode(node).trim()})`);
+    identifierName(object);
+    if (property?.type === "all_columns") return;
+    if (property?.type !== "identifier") throw new Refusal("FORBIDDEN_CLAUSE", `${showNode(node).trim()} is not allowed`);
+    const column = identifierName(property);
+    if (!READABLE_COLUMN_NAMES.has(column) && !this.declared.has(column)) {
+      throw new Refusal("FORBIDDEN_FUNCTION", `${showNode(node).trim()} is neither a known column nor a name the query declares`);
+    }
+  }
+}
+
+/**
+ * Checks one statement against the rules and rewrites every readable table into that clinic's
+ * rows. Returns the SQL to run (clinic id as `$1`) or a refusal with its reason.
+ */
+export function guardSql(sql: string): GuardResult {
+  try {
+    if (sql.length > MAX_SQL_LENGTH) throw new Refusal("PARSE_ERROR", `The statement is longer than ${MAX_SQL_LENGTH} characters`);
+    if (nestingDepth(sql) > MAX_NESTING) throw new Refusal("PARSE_ERROR", `The statement nests deeper than ${MAX_NESTING} levels`);
+    let program: Node;
+    try {
+      program = parse(sql, { dialect: "postgresql", includeSpaces: true, includeNewlines: true, includeComments: true, paramTypes: ["$nr"] }) as Node;
+    } catch (error) {
+      const first = error instanceof Error ? error.message.split("\n")[0] : "unreadable";
+      throw new Refusal("PARSE_ERROR", `The statement could not be parsed: ${first}`);
+    }
+    const statements = (program.statements as Node[]).filter((s) => s.type !== "empty");
+    if (statements.length === 0) throw new Refusal("PARSE_ERROR", "The statement is empty");
+    if (statements.length > 1) throw new Refusal("MULTIPLE_STATEMENTS", "Send exactly one statement");
+    const statement = statements[0]!;
+    if (!["select_stmt", "compound_select_stmt"].includes(statement.type)) {
+      throw new Refusal("NOT_A_SELECT", `A ${statement.type.replace(/_stmt$/, "").replaceAll("_", " ")} statement is not a read-only query`);
+    }
+    const checker = new Checker(statement);
+    checker.query(statement, new Set());
+    return { ok: true, sql: showNode(statement).trim(), bindsClinic: checker.bindsClinic };
+  } catch (error) {
+    if (error instanceof Refusal) return { ok: false, reason: error.reason, message: error.message };
+    // Anything else the parser or walker throws (stack overflow included) is still a refusal.
+    return { ok: false, reason: "PARSE_ERROR", message: "The statement could not be parsed" };
+  }
+}

@@ -1,0 +1,29 @@
+import { t } from "elysia";
+import { AppError } from "../../../lib/errors";
+import { executeGuarded } from "../sql-guard/execute";
+import { guardSql, MAX_SQL_LENGTH } from "../sql-guard/guard";
+import type { ToolDefinition } from "../registry";
+
+const QueryResultSchema = t.Object({
+  columns: t.Array(t.Object({ name: t.String(), type: t.String() })),
+  rows: t.Array(t.Record(t.String(), t.Unknown())),
+  row_count: t.Integer(),
+  truncated: t.Boolean(),
+  elapsed_ms: t.Number(),
+});
+
+export const queryDatabaseTool = (): ToolDefinition => ({
+  name: "query_database",
+  title: "Query clinic data",
+  description:
+    "Run one read-only SQL SELECT (PostgreSQL) over this clinic's tables: tutors, patients, visits, alerts, invoices, invoice_items, payments, refunds, tax_documents (see describe_schema). Money columns are integers in the smallest currency unit. Only allowlisted functions; no schema-qualified names.",
+  scope: "query",
+  inputSchema: t.Object({ sql: t.String({ minLength: 1, maxLength: MAX_SQL_LENGTH }) }, { additionalProperties: false }),
+  outputSchema: QueryResultSchema,
+  async run({ database, config, key }, input: { sql: string }) {
+    const guarded = guardSql(input.sql);
+    if (!guarded.ok) throw new AppError("SQL_GUARD_BLOCKED", guarded.message, { reason: guarded.reason });
+    const result = await executeGuarded(database, key.clinicId, guarded.sql, guarded.bindsClinic, { timeoutMs: config.queryTimeoutMs, maxRows: config.queryMaxRows });
+    return { result: result as unknown as Record<string, unknown>, rowsReturned: result.row_count };
+  },
+});
