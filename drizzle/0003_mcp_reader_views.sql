@@ -1,8 +1,8 @@
 -- query_database, defence in depth: a role that can only SELECT curated per-clinic views.
--- The views run with the reader's rights (security_invoker), so the base tables' row-level
--- security pins every row to current_setting('app.clinic_id'), set by the executor inside
--- its READ ONLY transaction. Column grants keep secret columns out of reach even of a query
--- that names a base table directly.
+-- Each view shows the live rows of the clinic in current_setting('app.clinic_id') (set by the
+-- executor inside its READ ONLY transaction), without secret columns. The reader has no
+-- privilege on any base table, and row-level security on the base tables pins the same
+-- clinic for it should it ever be granted one.
 CREATE SCHEMA IF NOT EXISTS mcp_read;
 --> statement-breakpoint
 DO $$
@@ -23,86 +23,77 @@ EXCEPTION WHEN OTHERS THEN
   RAISE NOTICE 'could not grant vet_mcp_reader to %: %', current_user, SQLERRM;
 END $$;
 --> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.tutors WITH (security_invoker = true) AS
-  SELECT clinic_id, id, name, email, phone, national_id, address, notes, created_at, updated_at FROM public.tutors WHERE deleted_at IS NULL;
+CREATE OR REPLACE VIEW mcp_read.tutors WITH (security_barrier = true) AS
+  SELECT clinic_id, id, name, email, phone, national_id, address, notes, created_at, updated_at FROM public.tutors
+  WHERE deleted_at IS NULL AND clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;
 --> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.patients WITH (security_invoker = true) AS
-  SELECT clinic_id, id, tutor_id, name, species, breed, sex, birth_date, weight_grams, microchip, created_at, updated_at FROM public.patients WHERE deleted_at IS NULL;
+CREATE OR REPLACE VIEW mcp_read.patients WITH (security_barrier = true) AS
+  SELECT clinic_id, id, tutor_id, name, species, breed, sex, birth_date, weight_grams, microchip, created_at, updated_at FROM public.patients
+  WHERE deleted_at IS NULL AND clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;
 --> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.visits WITH (security_invoker = true) AS
-  SELECT clinic_id, id, patient_id, vet_id, status, scheduled_at, started_at, completed_at, reason, diagnosis, notes, created_at, updated_at FROM public.visits WHERE deleted_at IS NULL;
+CREATE OR REPLACE VIEW mcp_read.visits WITH (security_barrier = true) AS
+  SELECT clinic_id, id, patient_id, vet_id, status, scheduled_at, started_at, completed_at, reason, diagnosis, notes, created_at, updated_at FROM public.visits
+  WHERE deleted_at IS NULL AND clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;
 --> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.alerts WITH (security_invoker = true) AS
-  SELECT clinic_id, id, patient_id, kind, message, status, due_date, resolved_at, created_at, updated_at FROM public.alerts WHERE deleted_at IS NULL;
+CREATE OR REPLACE VIEW mcp_read.alerts WITH (security_barrier = true) AS
+  SELECT clinic_id, id, patient_id, kind, message, status, due_date, resolved_at, created_at, updated_at FROM public.alerts
+  WHERE deleted_at IS NULL AND clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;
 --> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.invoices WITH (security_invoker = true) AS
-  SELECT clinic_id, id, tutor_id, visit_id, status, currency, net_amount, tax_amount, total_amount, paid_amount, emitted_at, paid_at, voided_at, created_at, updated_at FROM public.invoices WHERE deleted_at IS NULL;
+CREATE OR REPLACE VIEW mcp_read.invoices WITH (security_barrier = true) AS
+  SELECT clinic_id, id, tutor_id, visit_id, status, currency, net_amount, tax_amount, total_amount, paid_amount, emitted_at, paid_at, voided_at, created_at, updated_at FROM public.invoices
+  WHERE deleted_at IS NULL AND clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;
 --> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.invoice_items WITH (security_invoker = true) AS
-  SELECT clinic_id, id, invoice_id, description, quantity, unit_price, total_amount FROM public.invoice_items;
+CREATE OR REPLACE VIEW mcp_read.invoice_items WITH (security_barrier = true) AS
+  SELECT clinic_id, id, invoice_id, description, quantity, unit_price, total_amount FROM public.invoice_items
+  WHERE clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;
 --> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.payments WITH (security_invoker = true) AS
-  SELECT clinic_id, id, invoice_id, amount, currency, method, paid_at, refunded_amount, created_at, updated_at FROM public.payments WHERE deleted_at IS NULL;
+CREATE OR REPLACE VIEW mcp_read.payments WITH (security_barrier = true) AS
+  SELECT clinic_id, id, invoice_id, amount, currency, method, paid_at, refunded_amount, created_at, updated_at FROM public.payments
+  WHERE deleted_at IS NULL AND clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;
 --> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.refunds WITH (security_invoker = true) AS
-  SELECT clinic_id, id, payment_id, invoice_id, amount, currency, reason, refunded_at, created_at, updated_at FROM public.refunds WHERE deleted_at IS NULL;
+CREATE OR REPLACE VIEW mcp_read.refunds WITH (security_barrier = true) AS
+  SELECT clinic_id, id, payment_id, invoice_id, amount, currency, reason, refunded_at, created_at, updated_at FROM public.refunds
+  WHERE deleted_at IS NULL AND clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;
 --> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.tax_documents WITH (security_invoker = true) AS
-  SELECT clinic_id, id, invoice_id, doc_type, folio, receiver_rut, receiver_name, referenced_document_id, currency, net_amount, tax_amount, total_amount, issued_at, created_at, updated_at FROM public.tax_documents WHERE deleted_at IS NULL;;
+CREATE OR REPLACE VIEW mcp_read.tax_documents WITH (security_barrier = true) AS
+  SELECT clinic_id, id, invoice_id, doc_type, folio, receiver_rut, receiver_name, referenced_document_id, currency, net_amount, tax_amount, total_amount, issued_at, created_at, updated_at FROM public.tax_documents
+  WHERE deleted_at IS NULL AND clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;
 --> statement-breakpoint
 GRANT USAGE ON SCHEMA mcp_read TO vet_mcp_reader;
 --> statement-breakpoint
 GRANT SELECT ON ALL TABLES IN SCHEMA mcp_read TO vet_mcp_reader;
 --> statement-breakpoint
-GRANT SELECT (clinic_id, deleted_at, id, name, email, phone, national_id, address, notes, created_at, updated_at) ON public.tutors TO vet_mcp_reader;
---> statement-breakpoint
 ALTER TABLE public.tutors ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint
 CREATE POLICY mcp_reader_own_clinic ON public.tutors FOR SELECT TO vet_mcp_reader USING (clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid);
---> statement-breakpoint
-GRANT SELECT (clinic_id, deleted_at, id, tutor_id, name, species, breed, sex, birth_date, weight_grams, microchip, created_at, updated_at) ON public.patients TO vet_mcp_reader;
 --> statement-breakpoint
 ALTER TABLE public.patients ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint
 CREATE POLICY mcp_reader_own_clinic ON public.patients FOR SELECT TO vet_mcp_reader USING (clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid);
 --> statement-breakpoint
-GRANT SELECT (clinic_id, deleted_at, id, patient_id, vet_id, status, scheduled_at, started_at, completed_at, reason, diagnosis, notes, created_at, updated_at) ON public.visits TO vet_mcp_reader;
---> statement-breakpoint
 ALTER TABLE public.visits ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint
 CREATE POLICY mcp_reader_own_clinic ON public.visits FOR SELECT TO vet_mcp_reader USING (clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid);
---> statement-breakpoint
-GRANT SELECT (clinic_id, deleted_at, id, patient_id, kind, message, status, due_date, resolved_at, created_at, updated_at) ON public.alerts TO vet_mcp_reader;
 --> statement-breakpoint
 ALTER TABLE public.alerts ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint
 CREATE POLICY mcp_reader_own_clinic ON public.alerts FOR SELECT TO vet_mcp_reader USING (clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid);
 --> statement-breakpoint
-GRANT SELECT (clinic_id, deleted_at, id, tutor_id, visit_id, status, currency, net_amount, tax_amount, total_amount, paid_amount, emitted_at, paid_at, voided_at, created_at, updated_at) ON public.invoices TO vet_mcp_reader;
---> statement-breakpoint
 ALTER TABLE public.invoices ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint
 CREATE POLICY mcp_reader_own_clinic ON public.invoices FOR SELECT TO vet_mcp_reader USING (clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid);
---> statement-breakpoint
-GRANT SELECT (clinic_id, id, invoice_id, description, quantity, unit_price, total_amount) ON public.invoice_items TO vet_mcp_reader;
 --> statement-breakpoint
 ALTER TABLE public.invoice_items ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint
 CREATE POLICY mcp_reader_own_clinic ON public.invoice_items FOR SELECT TO vet_mcp_reader USING (clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid);
 --> statement-breakpoint
-GRANT SELECT (clinic_id, deleted_at, id, invoice_id, amount, currency, method, paid_at, refunded_amount, created_at, updated_at) ON public.payments TO vet_mcp_reader;
---> statement-breakpoint
 ALTER TABLE public.payments ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint
 CREATE POLICY mcp_reader_own_clinic ON public.payments FOR SELECT TO vet_mcp_reader USING (clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid);
 --> statement-breakpoint
-GRANT SELECT (clinic_id, deleted_at, id, payment_id, invoice_id, amount, currency, reason, refunded_at, created_at, updated_at) ON public.refunds TO vet_mcp_reader;
---> statement-breakpoint
 ALTER TABLE public.refunds ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint
 CREATE POLICY mcp_reader_own_clinic ON public.refunds FOR SELECT TO vet_mcp_reader USING (clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid);
---> statement-breakpoint
-GRANT SELECT (clinic_id, deleted_at, id, invoice_id, doc_type, folio, receiver_rut, receiver_name, referenced_document_id, currency, net_amount, tax_amount, total_amount, issued_at, created_at, updated_at) ON public.tax_documents TO vet_mcp_reader;
 --> statement-breakpoint
 ALTER TABLE public.tax_documents ENABLE ROW LEVEL SECURITY;
 --> statement-breakpoint

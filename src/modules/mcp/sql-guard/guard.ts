@@ -30,7 +30,7 @@ const ALLOWED_NODES = new Set([
   "sort_specification", "sort_direction_asc", "sort_direction_desc", "sort_nulls_first", "sort_nulls_last", "limit_clause",
   "offset_clause", "fetch_clause", "window_clause", "named_window", "window_definition", "partition_by_clause", "frame_clause",
   "frame_between", "frame_bound_preceding", "frame_bound_following", "frame_unbounded", "frame_bound_current_row",
-  "frame_exclusion", "values_clause", "select_distinct_on", "distinct_arg",
+  "frame_exclusion", "values_clause", "select_distinct", "select_all", "select_distinct_on", "distinct_arg",
   "list_expr", "paren_expr", "keyword", "identifier", "alias", "all_columns", "member_expr", "array_subscript",
   "array_slice_specifier", "binary_expr", "prefix_op_expr", "postfix_op_expr", "func_call", "func_args", "filter_arg",
   "over_arg", "join_expr", "join_on_specification", "join_using_specification", "lateral_derived_table", "case_expr",

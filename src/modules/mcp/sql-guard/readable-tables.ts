@@ -77,10 +77,16 @@ export const READABLE_COLUMN_NAMES = new Set(READABLE_TABLES.flatMap((t) => t.co
 export const VIEW_SCHEMA = "mcp_read";
 export const READER_ROLE = "vet_mcp_reader";
 
-/** The migration's SQL for the views, generated from the definitions (see scripts/). */
+/**
+ * The views of migration 0003, generated from these definitions: each shows one clinic's live
+ * rows (the clinic in `app.clinic_id`) without secret columns. They run with their owner's
+ * rights, so the reader role needs no privilege on the base tables (and statistics views such
+ * as pg_stats, which follow column privileges, show it nothing); `security_barrier` keeps
+ * user-supplied conditions from being evaluated before the clinic filter.
+ */
 export function viewDefinitionsSql(): string {
-  return READABLE_TABLES.map(
-    (t) =>
-      `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_invoker = true) AS\n  SELECT clinic_id, ${t.columns.map((c) => c.name).join(", ")} FROM public.${t.name}${t.name === "invoice_items" ? "" : " WHERE deleted_at IS NULL"};`,
-  ).join("\n--> statement-breakpoint\n");
+  return READABLE_TABLES.map((t) => {
+    const live = t.name === "invoice_items" ? "" : "deleted_at IS NULL AND ";
+    return `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_barrier = true) AS\n  SELECT clinic_id, ${t.columns.map((c) => c.name).join(", ")} FROM public.${t.name}\n  WHERE ${live}clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid`;
+  }).join(";\n--> statement-breakpoint\n");
 }
