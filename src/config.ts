@@ -13,6 +13,8 @@ export interface Config {
   quotaFlushMs: number;
   queryTimeoutMs: number;
   queryMaxRows: number;
+  /** Largest planner cost `query_database` runs on the embedded database (no working statement_timeout there). */
+  queryMaxCost: number;
   logLevel: LogLevel;
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
@@ -80,6 +82,7 @@ export function loadConfig(env: Env = process.env): Config {
     quotaFlushMs: intFrom(env, "QUOTA_FLUSH_MS", 2000, 10),
     queryTimeoutMs: intFrom(env, "QUERY_TIMEOUT_MS", 5000, 1),
     queryMaxRows: intFrom(env, "QUERY_MAX_ROWS", 1000, 1),
+    queryMaxCost: intFrom(env, "QUERY_MAX_COST", 1_000_000, 1),
     logLevel: level,
     maxBodyBytes: intFrom(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
     limits: { ...DEFAULT_LIMITS },

@@ -17,6 +17,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     quotaFlushMs: 2000,
     queryTimeoutMs: 5000,
     queryMaxRows: 1000,
+    queryMaxCost: 1_000_000,
     logLevel: "silent",
     maxBodyBytes: 1024 * 1024,
     mcpAllowedOrigins: [],

@@ -7,6 +7,12 @@ import { READER_ROLE } from "./readable-tables";
 export interface QueryLimits {
   timeoutMs: number;
   maxRows: number;
+  /**
+   * Refuse statements whose planner estimate exceeds this cost. Needed on the embedded
+   * database, where statement_timeout cannot interrupt a running query (PGlite runs on the
+   * server's own thread, without timer signals).
+   */
+  maxCost?: number;
 }
 
 export interface QueryResult {
@@ -71,7 +77,18 @@ export async function executeGuarded(database: Database, clinicId: string, sql: 
       await run(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(limits.timeoutMs))}`);
       await run("SELECT set_config('app.clinic_id', $1, true)", [clinicId]);
       await run(`SET LOCAL ROLE ${READER_ROLE}`);
-      const result = await run(`SELECT * FROM (${sql}\n) AS query_result LIMIT ${Math.floor(limits.maxRows) + 1}`, bindsClinic ? [clinicId] : []);
+      const statement = `SELECT * FROM (${sql}\n) AS query_result LIMIT ${Math.floor(limits.maxRows) + 1}`;
+      const params = bindsClinic ? [clinicId] : [];
+      if (limits.maxCost !== undefined) {
+        const plan = await run(`EXPLAIN (FORMAT JSON) ${statement}`, params);
+        const raw = plan.rows[0]?.[0];
+        const parsed = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: { "Total Cost": number } }[];
+        const cost = parsed[0]?.Plan["Total Cost"] ?? 0;
+        if (cost > limits.maxCost) {
+          throw new AppError("QUERY_TIMEOUT", `The query is estimated to cost ${Math.round(cost)}, above the limit of ${limits.maxCost}; narrow it down (filters, fewer joins)`, { estimated_cost: Math.round(cost), max_cost: limits.maxCost });
+        }
+      }
+      const result = await run(statement, params);
       const seen = new Map<string, number>();
       const columns = result.fields.map((field) => {
         const count = (seen.get(field.name) ?? 0) + 1;

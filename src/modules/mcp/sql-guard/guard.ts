@@ -159,7 +159,8 @@ class Checker {
         else node.expr = this.from(node.expr, scope);
         return node;
       case "lateral_derived_table":
-        this.query(node.expr, scope);
+        if (node.expr.type === "paren_expr" && ["select_stmt", "compound_select_stmt"].includes(node.expr.expr?.type)) this.query(node.expr, scope);
+        else node.expr = this.from(node.expr, scope);
         return node;
       case "func_call": {
         const name = node.name?.type === "identifier" ? identifierName(node.name) : "";
@@ -202,13 +203,24 @@ class Checker {
     if (n.type === "identifier") return void identifierName(n);
     if (n.type === "func_call") return this.funcCall(n, scope);
     if (n.type === "member_expr") return this.member(n, scope);
-    if (n.type === "data_type_name") {
-      const typeName = String(showNode(n)).trim().toLowerCase().replace(/\s+/g, " ");
-      if (!ALLOWED_CAST_TYPES.has(typeName)) throw new Refusal("FORBIDDEN_CLAUSE", `Casts to ${typeName} are not allowed`);
-      return;
+    if (n.type === "cast_operator_expr") {
+      this.castType(n.right);
+      return this.expr(n.left, scope);
     }
+    if (n.type === "cast_arg") {
+      this.castType(n.dataType);
+      return this.expr(n.expr, scope);
+    }
+    if (n.type === "data_type_name") return this.castType(n);
     if (!ALLOWED_NODES.has(n.type)) throw new Refusal("FORBIDDEN_CLAUSE", `${n.type.replaceAll("_", " ")} is not allowed`);
     for (const [key, value] of Object.entries(n)) if (key !== "range" && key !== "type") this.expr(value, scope);
+  }
+
+  /** Casts target plain data types only: reg* and other catalog types would look things up. */
+  private castType(node: Node): void {
+    if (node?.type === "modified_data_type" || node?.type === "array_data_type") return this.castType(node.dataType);
+    const typeName = node?.type === "identifier" ? identifierName(node) : node?.type === "data_type_name" ? showNode(node).trim().toLowerCase().replace(/\s+/g, " ") : "";
+    if (!ALLOWED_CAST_TYPES.has(typeName)) throw new Refusal("FORBIDDEN_CLAUSE", `Casts to ${typeName || "that type"} are not allowed`);
   }
 
   private funcCall(node: Node, scope: Set<string>): void {

@@ -23,7 +23,12 @@ export const queryDatabaseTool = (): ToolDefinition => ({
   async run({ database, config, key }, input: { sql: string }) {
     const guarded = guardSql(input.sql);
     if (!guarded.ok) throw new AppError("SQL_GUARD_BLOCKED", guarded.message, { reason: guarded.reason });
-    const result = await executeGuarded(database, key.clinicId, guarded.sql, guarded.bindsClinic, { timeoutMs: config.queryTimeoutMs, maxRows: config.queryMaxRows });
+    const result = await executeGuarded(database, key.clinicId, guarded.sql, guarded.bindsClinic, {
+      timeoutMs: config.queryTimeoutMs,
+      maxRows: config.queryMaxRows,
+      // PostgreSQL servers enforce statement_timeout; the embedded database needs the estimate.
+      maxCost: database.kind === "postgres" ? undefined : config.queryMaxCost,
+    });
     return { result: result as unknown as Record<string, unknown>, rowsReturned: result.row_count };
   },
 });
