@@ -36,11 +36,12 @@ for (const t of READABLE_TABLES) {
   parts.push(`CREATE POLICY mcp_reader_own_clinic ON public.${t.name} FOR SELECT TO vet_mcp_reader USING (clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid)`);
 }
 parts.push(`-- Best effort (needs the functions' owner, i.e. a superuser): the reader must not change the
--- tenant setting, sleep, lock or notify even if a statement slipped past the guard.
+-- tenant setting, sleep, lock, notify or create large objects (which PostgreSQL allows even
+-- in a READ ONLY transaction) even if a statement slipped past the guard.
 DO $$
 DECLARE fn text;
 BEGIN
-  FOREACH fn IN ARRAY ARRAY['set_config(text,text,boolean)', 'pg_sleep(double precision)', 'pg_sleep_for(interval)', 'pg_sleep_until(timestamp with time zone)', 'pg_advisory_lock(bigint)', 'pg_advisory_lock_shared(bigint)', 'pg_advisory_xact_lock(bigint)', 'pg_try_advisory_lock(bigint)', 'pg_notify(text,text)'] LOOP
+  FOREACH fn IN ARRAY ARRAY['set_config(text,text,boolean)', 'pg_sleep(double precision)', 'pg_sleep_for(interval)', 'pg_sleep_until(timestamp with time zone)', 'pg_advisory_lock(bigint)', 'pg_advisory_lock_shared(bigint)', 'pg_advisory_xact_lock(bigint)', 'pg_try_advisory_lock(bigint)', 'pg_notify(text,text)', 'lo_create(oid)', 'lo_creat(integer)', 'lo_from_bytea(oid,bytea)', 'lo_put(oid,bigint,bytea)', 'lo_unlink(oid)', 'lo_open(oid,integer)', 'lowrite(integer,bytea)', 'lo_truncate(integer,integer)', 'lo_truncate64(integer,bigint)'] LOOP
     BEGIN
       EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', fn);
       EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %I', fn, current_user);
