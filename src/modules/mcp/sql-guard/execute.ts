@@ -74,12 +74,18 @@ export async function executeGuarded(database: Database, clinicId: string, sql: 
   const started = performance.now();
   try {
     return await database.readOnly(async (run) => {
-      await run(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(limits.timeoutMs))}`);
-      await run("SELECT set_config('app.clinic_id', $1, true)", [clinicId]);
-      await run(`SET LOCAL ROLE ${READER_ROLE}`);
+      // The timeout, the clinic, then the reader role, all local to the transaction, in one
+      // statement; not awaited before the query is sent, so a server connection pipelines both.
+      const settings = run("SELECT set_config('statement_timeout', $1, true), set_config('app.clinic_id', $2, true), set_config('role', $3, true)", [
+        String(Math.max(1, Math.floor(limits.timeoutMs))),
+        clinicId,
+        READER_ROLE,
+      ]);
+      settings.catch(() => {}); // its failure surfaces through the await below
       const statement = `SELECT * FROM (${sql}\n) AS query_result LIMIT ${Math.floor(limits.maxRows) + 1}`;
       const params = bindsClinic ? [clinicId] : [];
       if (limits.maxCost !== undefined) {
+        await settings;
         const plan = await run(`EXPLAIN (FORMAT JSON) ${statement}`, params);
         const raw = plan.rows[0]?.[0];
         const parsed = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: { "Total Cost": number } }[];
@@ -88,7 +94,9 @@ export async function executeGuarded(database: Database, clinicId: string, sql: 
           throw new AppError("QUERY_TIMEOUT", `The query is estimated to cost ${Math.round(cost)}, above the limit of ${limits.maxCost}; narrow it down (filters, fewer joins)`, { estimated_cost: Math.round(cost), max_cost: limits.maxCost });
         }
       }
-      const result = await run(statement, params);
+      const pending = run(statement, params);
+      await settings;
+      const result = await pending;
       const seen = new Map<string, number>();
       const columns = result.fields.map((field) => {
         const count = (seen.get(field.name) ?? 0) + 1;
