@@ -2,7 +2,7 @@
  * The single binary: size, cold start on an existing data directory (until /ready answers),
  * and resident memory under MCP load, beside a bare Bun.serve started the same way.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, startServer } from "../tests/helpers/server-process";
@@ -11,10 +11,9 @@ import { databaseLabel, printTable } from "./lib/table";
 
 const ROOT = join(import.meta.dir, "..");
 const binary = join(ROOT, "dist", "vet-clinic");
-if (!existsSync(binary)) {
-  const build = Bun.spawnSync(["bun", "run", "build"], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
-  if (build.exitCode !== 0) throw new Error("build failed");
-}
+// Always rebuilt, so the figures are those of the current source.
+const build = Bun.spawnSync(["bun", "run", "build"], { cwd: ROOT, stdout: "ignore", stderr: "inherit" });
+if (build.exitCode !== 0) throw new Error("build failed");
 const workDir = mkdtempSync(join(tmpdir(), "vet-clinic-bench-bin-"));
 const env: Record<string, string> = process.env.DATABASE_URL?.startsWith("postgres") ? { DATABASE_URL: process.env.DATABASE_URL } : {};
 
