@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/client";
@@ -45,6 +45,7 @@ export async function startBenchService(): Promise<BenchService> {
     async cleanup() {
       await server.stop();
       await pg?.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
