@@ -47,7 +47,7 @@ export interface DemoResult {
 }
 
 /** A realistic Chilean clinic: people, pets, two months of visits, billing with SII documents, alerts. */
-export async function seedDemo(database: Database, clock: Clock, size: "small" | "large"): Promise<DemoResult> {
+export async function seedDemo(database: Database, clock: Clock, size: "small" | "large", largeVisitCount = 1_000_000): Promise<DemoResult> {
   const db = database.db;
   const r = prng(20261122);
   const now = clock.now();
@@ -188,7 +188,7 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
   await db.insert(apiKeys).values({ ...stamp(), id: newId(), name: "Demo assistant", key_hash: key.hash, key_prefix: key.prefix, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000, created_by: session.user.id });
 
   let largeVisits = 0;
-  if (size === "large") largeVisits = await seedManyVisits(database, clinicId, patientRows.map((p) => p.id), vetIds, now);
+  if (size === "large") largeVisits = await seedManyVisits(database, clinicId, patientRows.map((p) => p.id), vetIds, now, largeVisitCount);
   return {
     clinic_id: clinicId,
     owner: { email, password },
@@ -198,21 +198,20 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
 }
 
 /** About a million visits, generated inside the database in a few statements. */
-async function seedManyVisits(database: Database, clinicId: string, patientIds: string[], vetIds: string[], now: Date): Promise<number> {
-  const total = 1_000_000;
-  const chunk = 100_000;
+async function seedManyVisits(database: Database, clinicId: string, patientIds: string[], vetIds: string[], now: Date, total: number): Promise<number> {
+  const chunk = Math.min(total, 100_000);
   for (let start = 0; start < total; start += chunk) {
     await database.db.execute(sql`
       insert into visits (id, clinic_id, patient_id, vet_id, status, scheduled_at, created_at, updated_at, reason)
       select
         (lpad(to_hex((extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid,
         ${clinicId}::uuid,
-        (${sql.raw(`array['${patientIds.join("','")}']::uuid[]`)})[1 + g % ${patientIds.length}],
-        (${sql.raw(`array['${vetIds.join("','")}']::uuid[]`)})[1 + g % ${vetIds.length}],
+        (${sql.raw(`array['${patientIds.join("','")}']::uuid[]`)})[1 + g % ${patientIds.length}::int],
+        (${sql.raw(`array['${vetIds.join("','")}']::uuid[]`)})[1 + g % ${vetIds.length}::int],
         case when g % 10 = 0 then 'cancelled' when g % 17 = 0 then 'no_show' else 'completed' end,
         ts, ts, ts, 'Historial'
       from (select g, ${now.toISOString()}::timestamptz - make_interval(mins => g) as ts
-            from generate_series(${start + 1}, ${start + chunk}) g) s`);
+            from generate_series(${start + 1}::int, ${Math.min(start + chunk, total)}::int) g) s`);
   }
   return total;
 }

@@ -47,3 +47,10 @@ test("SII folios run from 1 without gaps per document type; RUTs carry valid che
   expect(rutFor(12_345_678)).toBe("12.345.678-5");
   expect(rutFor(11_111_111)).toBe("11.111.111-1");
 });
+
+test("--size large adds visits generated inside the database, with unique time-ordered ids", async () => {
+  const large = await seedDemo(t.database, t.clock, "large", 2_500);
+  expect(large.counts.visits).toBe(420 + 2_500);
+  const [row] = await t.database.query<{ n: number; ids: number }>("select count(*)::int as n, count(distinct id)::int as ids from visits where clinic_id = $1", [large.clinic_id]);
+  expect(row).toEqual({ n: 2_920, ids: 2_920 });
+});
