@@ -16,7 +16,7 @@ class Refusal extends Error {
   }
 }
 
-// biome-ignore lint: CST nodes are walked generically
+/** CST nodes are walked generically: by their `type` and their child keys. */
 type Node = { type: string; [key: string]: any };
 
 /**
@@ -91,10 +91,8 @@ class Checker {
     const n = node as Node;
     if (n.type === "alias" && n.alias?.type === "identifier") this.declared.add(identifierName(n.alias));
     if (n.type === "common_table_expr" && n.table?.type === "identifier") this.declared.add(identifierName(n.table));
-    if (n.type === "column_list" || (n.type === "common_table_expr" && n.columns)) {
-      // Column lists after an alias or CTE name declare output names.
-    }
     for (const [key, value] of Object.entries(n)) if (key !== "range") this.collectDeclared(value);
+    // Column lists after an alias or a CTE name, `x(a, b)`, declare output names too.
     if (n.type === "paren_expr" && n.expr?.type === "list_expr") {
       for (const item of n.expr.items ?? []) if (item?.type === "identifier") this.declared.add(identifierName(item));
     }
