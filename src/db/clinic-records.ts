@@ -3,6 +3,7 @@ import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { PageRequest } from "../http/pagination";
 import { newId } from "../lib/crypto";
 import { AppError } from "../lib/errors";
+import { serialize } from "../lib/time";
 import type { Db, ServiceContext } from "./client";
 import { afterKeyset } from "./keyset";
 
@@ -14,6 +15,12 @@ export type ClinicTable = PgTable & {
   updated_at: PgColumn;
   deleted_at: PgColumn;
 };
+
+/** A record as the API shows it: dates in RFC 3339, without the soft-delete marker. */
+export function recordView<Row extends { deleted_at: Date | null }>(row: Row) {
+  const { deleted_at: _deleted, ...visible } = row;
+  return serialize(visible);
+}
 
 /** The clinic's live rows: every query of a clinic resource starts here. */
 export const liveIn = (table: ClinicTable, clinicId: string): SQL => and(eq(table.clinic_id, clinicId), isNull(table.deleted_at))!;

@@ -1,19 +1,16 @@
 import { eq, gte, inArray, lte } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { clinicRecords } from "../../db/clinic-records";
+import { clinicRecords, recordView } from "../../db/clinic-records";
 import { alerts } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { AppError } from "../../lib/errors";
-import { dayRange, serialize } from "../../lib/time";
+import { dayRange } from "../../lib/time";
 import { patientRecords } from "../patients/service";
 import type { AlertFilters, CreateAlertInput, UpdateAlertInput } from "./model";
 
 export const alertRecords = clinicRecords(alerts, "Alert");
 
-export function alertView(row: typeof alerts.$inferSelect) {
-  const { deleted_at: _deleted, ...visible } = row;
-  return serialize(visible);
-}
+export const alertView = (row: typeof alerts.$inferSelect) => recordView(row);
 
 async function assertPatient(ctx: ServiceContext, clinicId: string, patientId: string | null | undefined) {
   if (patientId && !(await patientRecords.exists(ctx, clinicId, patientId))) {

@@ -1,12 +1,12 @@
 import { and, asc, count, eq, gte, inArray, lt } from "drizzle-orm";
 import type { ServiceContext, Tx } from "../../db/client";
-import { clinicRecords, liveIn } from "../../db/clinic-records";
+import { clinicRecords, liveIn, recordView } from "../../db/clinic-records";
 import { invoiceItems, invoices, payments, type InvoiceStatus } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { newId } from "../../lib/crypto";
 import { AppError, type FieldError } from "../../lib/errors";
 import { invoiceTotals, lineTotal } from "../../lib/money";
-import { dayRange, serialize } from "../../lib/time";
+import { dayRange } from "../../lib/time";
 import { tutorRecords } from "../tutors/service";
 import { visitRecords } from "../visits/service";
 import type { CreateInvoiceInput, UpdateInvoiceInput } from "./model";
@@ -24,12 +24,11 @@ export interface BillingClinic {
 }
 
 export function invoiceView(row: InvoiceRow, items?: ItemRow[]) {
-  const { deleted_at: _deleted, ...visible } = row;
-  return serialize({
-    ...visible,
+  return {
+    ...recordView(row),
     balance: row.total_amount - row.paid_amount,
     ...(items ? { items: items.map(({ id, description, quantity, unit_price, total_amount }) => ({ id, description, quantity, unit_price, total_amount })) } : {}),
-  });
+  };
 }
 
 async function itemsOf(ctx: ServiceContext, invoiceId: string) {

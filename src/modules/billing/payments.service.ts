@@ -1,26 +1,20 @@
 import { and, eq, gte, inArray, lt } from "drizzle-orm";
 import type { ServiceContext, Tx } from "../../db/client";
-import { clinicRecords, liveIn } from "../../db/clinic-records";
+import { clinicRecords, liveIn, recordView } from "../../db/clinic-records";
 import { invoices, payments, refunds } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
-import { dayRange, serialize } from "../../lib/time";
+import { dayRange } from "../../lib/time";
 import { lockInvoice } from "./invoices.service";
 import type { CreatePaymentInput, CreateRefundInput } from "./model";
 
 export const paymentRecords = clinicRecords(payments, "Payment");
 export const refundRecords = clinicRecords(refunds, "Refund");
 
-export function paymentView(row: typeof payments.$inferSelect) {
-  const { deleted_at: _deleted, ...visible } = row;
-  return serialize(visible);
-}
+export const paymentView = (row: typeof payments.$inferSelect) => recordView(row);
 
-export function refundView(row: typeof refunds.$inferSelect) {
-  const { deleted_at: _deleted, ...visible } = row;
-  return serialize(visible);
-}
+export const refundView = (row: typeof refunds.$inferSelect) => recordView(row);
 
 /** The invoice follows what it has been paid: `paid` exactly when covered. */
 async function setPaidAmount(tx: Tx, invoice: typeof invoices.$inferSelect, paidAmount: number, now: Date) {

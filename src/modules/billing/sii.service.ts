@@ -1,21 +1,18 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { isUniqueViolation, type ServiceContext, type Tx } from "../../db/client";
-import { clinicRecords, liveIn } from "../../db/clinic-records";
+import { clinicRecords, recordView, liveIn } from "../../db/clinic-records";
 import { folioCounters, taxDocuments } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { normalizeRut } from "../../lib/rut";
-import { dayRange, serialize } from "../../lib/time";
+import { dayRange } from "../../lib/time";
 import { lockInvoice } from "./invoices.service";
 import type { CreateTaxDocumentInput } from "./model";
 
 export const taxDocumentRecords = clinicRecords(taxDocuments, "Tax document");
 
-export function taxDocumentView(row: typeof taxDocuments.$inferSelect) {
-  const { deleted_at: _deleted, ...visible } = row;
-  return serialize(visible);
-}
+export const taxDocumentView = (row: typeof taxDocuments.$inferSelect) => recordView(row);
 
 /**
  * The next folio for a clinic and document type. The upsert takes the counter row's lock until

@@ -1,19 +1,16 @@
 import { eq, ilike, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { clinicRecords } from "../../db/clinic-records";
+import { clinicRecords, recordView } from "../../db/clinic-records";
 import { patients } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { AppError } from "../../lib/errors";
-import { serialize, utcDay } from "../../lib/time";
+import { utcDay } from "../../lib/time";
 import { likePattern, tutorRecords } from "../tutors/service";
 import type { CreatePatientInput, PatientFilters, UpdatePatientInput } from "./model";
 
 export const patientRecords = clinicRecords(patients, "Patient");
 
-export function patientView(row: typeof patients.$inferSelect) {
-  const { deleted_at: _deleted, ...visible } = row;
-  return serialize(visible);
-}
+export const patientView = (row: typeof patients.$inferSelect) => recordView(row);
 
 /** A referenced tutor must be a live tutor of the same clinic; anything else is a 422, never a leak. */
 async function assertTutor(ctx: ServiceContext, clinicId: string, tutorId: string) {

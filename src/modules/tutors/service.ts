@@ -1,18 +1,15 @@
 import { ilike } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { clinicRecords } from "../../db/clinic-records";
+import { clinicRecords, recordView } from "../../db/clinic-records";
 import { tutors } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
-import { serialize } from "../../lib/time";
+
 import type { CreateTutorInput, UpdateTutorInput } from "./model";
 
 export const tutorRecords = clinicRecords(tutors, "Tutor");
 export type TutorRow = typeof tutors.$inferSelect;
 
-export function tutorView(row: TutorRow) {
-  const { deleted_at: _deleted, ...visible } = row;
-  return serialize(visible);
-}
+export const tutorView = (row: TutorRow) => recordView(row);
 
 /** `%` and `_` in a search are literal text, not patterns. */
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -1,20 +1,17 @@
 import { and, eq, gte, inArray, isNull, lt } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { clinicRecords } from "../../db/clinic-records";
+import { clinicRecords, recordView } from "../../db/clinic-records";
 import { users, visits, type VisitStatus } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { AppError } from "../../lib/errors";
-import { dayRange, serialize } from "../../lib/time";
+import { dayRange } from "../../lib/time";
 import { patientRecords } from "../patients/service";
 import type { CreateVisitInput, UpdateVisitInput, VisitFilters } from "./model";
 
 export const visitRecords = clinicRecords(visits, "Visit");
 type VisitRow = typeof visits.$inferSelect;
 
-export function visitView(row: VisitRow) {
-  const { deleted_at: _deleted, ...visible } = row;
-  return serialize(visible);
-}
+export const visitView = (row: VisitRow) => recordView(row);
 
 /** CONTRACT §6: scheduled → in_progress → completed; scheduled → cancelled | no_show. */
 export const VISIT_TRANSITIONS: Record<VisitStatus, readonly VisitStatus[]> = {
