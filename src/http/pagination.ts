@@ -55,12 +55,22 @@ export class Paginator {
     return { kind: "cursor", limit: query.limit ?? DEFAULT_LIMIT, after: query.cursor ? this.decode(query.cursor, key) : null };
   }
 
-  /** `rows` holds up to limit + 1 rows; the extra one only says there is more. */
-  cursorPage<Row>(rows: Row[], request: PageRequest & { kind: "cursor" }, key: ListKey, sortValues: (row: Row) => KeysetValue[]) {
+  /**
+   * The cursor envelope for a page a service fetched: `rows` holds up to limit + 1 rows (the
+   * extra one only says there is more), `view` shapes each row, and the next cursor holds the
+   * last row's values of the key's sort columns (or what `sortValues` reads, for joined rows).
+   */
+  cursorPage<Row, View = Row>(
+    rows: Row[],
+    request: PageRequest & { kind: "cursor" },
+    key: ListKey,
+    view: (row: Row) => View = (row) => row as unknown as View,
+    sortValues: (row: Row) => KeysetValue[] = (row) => key.sort.map((spec) => (row as Record<string, KeysetValue>)[spec.split(":")[0]!]!),
+  ) {
     const hasMore = rows.length > request.limit;
-    const data = hasMore ? rows.slice(0, request.limit) : rows;
-    const last = data[data.length - 1];
-    return { data, next_cursor: hasMore && last ? this.encode(sortValues(last), key) : null, has_more: hasMore };
+    const page = hasMore ? rows.slice(0, request.limit) : rows;
+    const last = page[page.length - 1];
+    return { data: page.map(view), next_cursor: hasMore && last ? this.encode(sortValues(last), key) : null, has_more: hasMore };
   }
 
   offsetPage<Row>(rows: Row[], total: number, request: PageRequest & { kind: "offset" }) {
@@ -68,10 +78,9 @@ export class Paginator {
   }
 
   /** Either envelope for a page a service fetched (`rows` holds limit + 1 in the cursor form). */
-  respond<Row, View>(request: PageRequest, result: { rows: Row[]; total: number }, key: ListKey, sortValues: (row: Row) => KeysetValue[], view: (row: Row) => View) {
+  respond<Row, View>(request: PageRequest, result: { rows: Row[]; total: number }, key: ListKey, view: (row: Row) => View) {
     if (request.kind === "offset") return this.offsetPage(result.rows.map(view), result.total, request);
-    const page = this.cursorPage(result.rows, request, key, sortValues);
-    return { ...page, data: page.data.map(view) };
+    return this.cursorPage(result.rows, request, key, view);
   }
 
   encode(values: KeysetValue[], key: ListKey): string {

@@ -144,3 +144,23 @@ describe("refusals", () => {
     expect(await storedQuota(t, key.id)).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe("usage list", () => {
+  test("filters by key, tool and outcome; an impossible date is 422, not a database error", async () => {
+    const key = await createKey(owner, { scopes: ["read"] });
+    await invoke(t, key.api_key, "describe_schema");
+    await invoke(t, key.api_key, "get_clinic_context");
+    const list = async (query: string) => {
+      const r = await owner.as("GET", `/api/v1/mcp/usage?api_key_id=${key.id}&${query}`);
+      expect(r.status, r.text).toBe(200);
+      return r.body.data.map((row: { tool: string; outcome: string }) => `${row.tool}:${row.outcome}`);
+    };
+    expect(await list("")).toEqual(["describe_schema:ok", "get_clinic_context:denied"]);
+    expect(await list("outcome=denied")).toEqual(["get_clinic_context:denied"]);
+    expect(await list("tool=describe_schema")).toEqual(["describe_schema:ok"]);
+    const today = t.clock.now().toISOString().slice(0, 10);
+    expect(await list(`date_from=${today}&date_to=${today}`)).toHaveLength(2);
+    const bad = await owner.as("GET", "/api/v1/mcp/usage?date_from=2026-02-30");
+    expect(bad.status, bad.text).toBe(422);
+  });
+});

@@ -16,7 +16,7 @@ export const alertsModule = ({ auth, services, paginator }: AppContext) =>
       async ({ actor, query }) => {
         const page = paginator.request(query, ALERT_LIST);
         const result = await alertsService.listAlerts(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.respond(page, result, ALERT_LIST, (r) => [r.created_at, r.id], alertsService.alertView);
+        return paginator.respond(page, result, ALERT_LIST, alertsService.alertView);
       },
       { query: AlertListQuery, response: { 200: PageResponse(AlertModel), ...errorResponses(400, 401, 422) }, detail: { summary: "List alerts (cursor or offset form); filters status, kind, patient_id, date_from, date_to (due_date)" } },
     )

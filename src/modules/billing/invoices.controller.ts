@@ -23,8 +23,7 @@ export const invoicesController = ({ auth, idempotency, services, paginator }: A
       async ({ actor, query }) => {
         const page = paginator.cursorRequest(query, INVOICE_LIST);
         const result = await invoicesService.listInvoices(services, actor.clinicId, actor.clinic.timezone, query, page);
-        const listed = paginator.cursorPage(result.rows, page, INVOICE_LIST, (r) => [r.created_at, r.id]);
-        return { ...listed, data: listed.data.map((row) => invoicesService.invoiceView(row)) };
+        return paginator.cursorPage(result.rows, page, INVOICE_LIST, (row) => invoicesService.invoiceView(row));
       },
       { query: InvoiceListQuery, response: { 200: CursorPage(InvoiceModel), ...errorResponses(400, 401, 422) }, detail: { summary: "List invoices (without items); filters status, tutor_id, date_from/date_to on emitted_at" } },
     )

@@ -23,8 +23,7 @@ export const paymentsController = ({ auth, idempotency, services, paginator }: A
       async ({ actor, query }) => {
         const page = paginator.cursorRequest(query, PAYMENT_LIST);
         const result = await paymentsService.listPayments(services, actor.clinicId, actor.clinic.timezone, query, page);
-        const listed = paginator.cursorPage(result.rows, page, PAYMENT_LIST, (r) => [r.created_at, r.id]);
-        return { ...listed, data: listed.data.map(paymentsService.paymentView) };
+        return paginator.cursorPage(result.rows, page, PAYMENT_LIST, paymentsService.paymentView);
       },
       { query: PaymentListQuery, response: { 200: CursorPage(PaymentModel), ...errorResponses(400, 401, 422) } },
     )
@@ -49,8 +48,7 @@ export const refundsController = ({ auth, idempotency, services, paginator }: Ap
       async ({ actor, query }) => {
         const page = paginator.cursorRequest(query, REFUND_LIST);
         const result = await paymentsService.listRefunds(services, actor.clinicId, actor.clinic.timezone, query, page);
-        const listed = paginator.cursorPage(result.rows, page, REFUND_LIST, (r) => [r.created_at, r.id]);
-        return { ...listed, data: listed.data.map(paymentsService.refundView) };
+        return paginator.cursorPage(result.rows, page, REFUND_LIST, paymentsService.refundView);
       },
       { query: RefundListQuery, response: { 200: CursorPage(RefundModel), ...errorResponses(400, 401, 403, 422) } },
     )

@@ -22,8 +22,7 @@ export const siiController = ({ auth, idempotency, services, paginator }: AppCon
       async ({ actor, query }) => {
         const page = paginator.cursorRequest(query, DOCUMENT_LIST);
         const result = await sii.listTaxDocuments(services, actor.clinicId, actor.clinic.timezone, query, page);
-        const listed = paginator.cursorPage(result.rows, page, DOCUMENT_LIST, (r) => [r.created_at, r.id]);
-        return { ...listed, data: listed.data.map(sii.taxDocumentView) };
+        return paginator.cursorPage(result.rows, page, DOCUMENT_LIST, sii.taxDocumentView);
       },
       { query: TaxDocumentListQuery, response: { 200: CursorPage(TaxDocumentModel), ...errorResponses(400, 401, 422) } },
     )

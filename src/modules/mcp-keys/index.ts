@@ -23,8 +23,7 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
       async ({ actor, query }) => {
         const page = paginator.cursorRequest(query, KEY_LIST);
         const { rows, burst } = await keys.listKeys(services, actor.clinicId, page);
-        const result = paginator.cursorPage(rows, page, KEY_LIST, (k) => [k.created_at, k.id]);
-        return { ...result, data: result.data.map((row) => keys.keyView(row, burst)) };
+        return paginator.cursorPage(rows, page, KEY_LIST, (row) => keys.keyView(row, burst));
       },
       { query: KeyListQuery, response: { 200: CursorPage(ApiKeyModel), ...errorResponses(400, 401, 403, 422) } },
     )
@@ -57,8 +56,7 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
         // This instance's queued rows first, so a caller reads its own calls.
         await mcp.usage.flush();
         const rows = await keys.listUsage(services, actor.clinicId, actor.clinic.timezone, query, page);
-        const result = paginator.cursorPage(rows, page, USAGE_LIST, (u) => [u.created_at, u.id]);
-        return { ...result, data: result.data.map(keys.usageView) };
+        return paginator.cursorPage(rows, page, USAGE_LIST, keys.usageView);
       },
       { query: UsageQuery, response: { 200: CursorPage(UsageRowModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "The usage log" } },
     )

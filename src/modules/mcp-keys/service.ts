@@ -1,11 +1,12 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { afterKeyset, ascending } from "../../db/keyset";
+import { ascending } from "../../db/keyset";
+import { pageOf } from "../../db/clinic-records";
 import { apiKeys, clinics, mcpUsageLog, quotaCounters, type UsageOutcome } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
-import { addDays, rfc3339, serialize, startOfDayInZone, utcDay } from "../../lib/time";
+import { dayRange, rfc3339, serialize, utcDay } from "../../lib/time";
 import { burstFor, generateApiKey } from "../mcp/api-keys";
 import type { CreateKeyInput, UsageFilters } from "./model";
 
@@ -62,12 +63,7 @@ export async function createKey(ctx: ServiceContext, clinicId: string, userId: s
 }
 
 export async function listKeys(ctx: ServiceContext, clinicId: string, page: PageRequest & { kind: "cursor" }) {
-  const rows = await ctx.db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.clinic_id, clinicId), afterKeyset([apiKeys.created_at, apiKeys.id], page.after)))
-    .orderBy(...ascending([apiKeys.created_at, apiKeys.id]))
-    .limit(page.limit + 1);
+  const { rows } = await pageOf<KeyRow>(ctx.db, apiKeys, [eq(apiKeys.clinic_id, clinicId)], page, [apiKeys.created_at, apiKeys.id]);
   return { rows, burst: await clinicBurst(ctx, clinicId) };
 }
 
@@ -97,18 +93,16 @@ export async function revokeKey(ctx: ServiceContext, clinicId: string, id: strin
 }
 
 export async function listUsage(ctx: ServiceContext, clinicId: string, timezone: string, filters: UsageFilters, page: PageRequest & { kind: "cursor" }) {
-  const conditions = [eq(mcpUsageLog.clinic_id, clinicId), afterKeyset([mcpUsageLog.created_at, mcpUsageLog.id], page.after)];
-  if (filters.api_key_id) conditions.push(eq(mcpUsageLog.api_key_id, filters.api_key_id));
-  if (filters.tool) conditions.push(eq(mcpUsageLog.tool, filters.tool));
-  if (filters.outcome) conditions.push(inArray(mcpUsageLog.outcome, filters.outcome.split(",") as UsageOutcome[]));
-  if (filters.date_from) conditions.push(gte(mcpUsageLog.created_at, startOfDayInZone(filters.date_from, timezone)));
-  if (filters.date_to) conditions.push(lt(mcpUsageLog.created_at, startOfDayInZone(addDays(filters.date_to, 1), timezone)));
-  const rows = await ctx.db
-    .select()
-    .from(mcpUsageLog)
-    .where(and(...conditions))
-    .orderBy(...ascending([mcpUsageLog.created_at, mcpUsageLog.id]))
-    .limit(page.limit + 1);
+  const range = dayRange(filters.date_from, filters.date_to, timezone);
+  const conditions = [
+    eq(mcpUsageLog.clinic_id, clinicId),
+    filters.api_key_id ? eq(mcpUsageLog.api_key_id, filters.api_key_id) : undefined,
+    filters.tool ? eq(mcpUsageLog.tool, filters.tool) : undefined,
+    filters.outcome ? inArray(mcpUsageLog.outcome, filters.outcome.split(",") as UsageOutcome[]) : undefined,
+    range.from ? gte(mcpUsageLog.created_at, range.from) : undefined,
+    range.to ? lt(mcpUsageLog.created_at, range.to) : undefined,
+  ];
+  const { rows } = await pageOf<typeof mcpUsageLog.$inferSelect>(ctx.db, mcpUsageLog, conditions, page, [mcpUsageLog.created_at, mcpUsageLog.id]);
   return rows;
 }
 

@@ -44,8 +44,13 @@ export const operationsModule = ({ auth, services, paginator }: AppContext) =>
       async ({ actor, query }) => {
         const page = paginator.cursorRequest(query, BOARD_LIST);
         const rows = await boardPage(services, actor.clinicId, actor.clinic.timezone, query, page);
-        const result = paginator.cursorPage(rows, page, BOARD_LIST, (r) => [r.visit.scheduled_at, r.visit.id]);
-        return { ...result, data: result.data.map((r) => ({ ...visitView(r.visit), patient: r.patient, tutor: r.tutor })) };
+        return paginator.cursorPage(
+          rows,
+          page,
+          BOARD_LIST,
+          (r) => ({ ...visitView(r.visit), patient: r.patient, tutor: r.tutor }),
+          (r) => [r.visit.scheduled_at, r.visit.id],
+        );
       },
       {
         auth: true,

@@ -16,7 +16,7 @@ export const patientsModule = ({ auth, services, paginator }: AppContext) =>
       async ({ actor, query }) => {
         const page = paginator.request(query, PATIENT_LIST);
         const result = await patientsService.listPatients(services, actor.clinicId, query, page);
-        return paginator.respond(page, result, PATIENT_LIST, (r) => [r.created_at, r.id], patientsService.patientView);
+        return paginator.respond(page, result, PATIENT_LIST, patientsService.patientView);
       },
       { query: PatientListQuery, response: { 200: PageResponse(PatientModel), ...errorResponses(400, 401, 422) }, detail: { summary: "List patients (cursor or offset form); filters q, tutor_id, species" } },
     )

@@ -16,7 +16,7 @@ export const tutorsModule = ({ auth, services, paginator }: AppContext) =>
       async ({ actor, query }) => {
         const page = paginator.request(query, TUTOR_LIST);
         const result = await tutorsService.listTutors(services, actor.clinicId, query, page);
-        return paginator.respond(page, result, TUTOR_LIST, (r) => [r.created_at, r.id], tutorsService.tutorView);
+        return paginator.respond(page, result, TUTOR_LIST, tutorsService.tutorView);
       },
       { query: TutorListQuery, response: { 200: PageResponse(TutorModel), ...errorResponses(400, 401, 422) }, detail: { summary: "List tutors (cursor or offset form); q searches names" } },
     )

@@ -23,8 +23,7 @@ export const usersModule = ({ auth, services, paginator }: AppContext) =>
       async ({ actor, query }) => {
         const page = paginator.cursorRequest(query, USER_LIST);
         const rows = await usersService.listUsers(services, actor.clinicId, page);
-        const result = paginator.cursorPage(rows, page, USER_LIST, (u) => [u.created_at, u.id]);
-        return { ...result, data: result.data.map(userView) };
+        return paginator.cursorPage(rows, page, USER_LIST, userView);
       },
       { query: UserListQuery, response: { 200: CursorPage(UserModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "List the clinic's users" } },
     )

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { isUniqueViolation, type ServiceContext } from "../../db/client";
-import { afterKeyset, ascending } from "../../db/keyset";
+import { pageOf } from "../../db/clinic-records";
 import { users } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { newId } from "../../lib/crypto";
@@ -32,12 +32,7 @@ export async function createUser(ctx: ServiceContext, clinicId: string, input: C
 }
 
 export async function listUsers(ctx: ServiceContext, clinicId: string, page: PageRequest & { kind: "cursor" }) {
-  const rows = await ctx.db
-    .select()
-    .from(users)
-    .where(and(live(clinicId), afterKeyset([users.created_at, users.id], page.after)))
-    .orderBy(...ascending([users.created_at, users.id]))
-    .limit(page.limit + 1);
+  const { rows } = await pageOf<typeof users.$inferSelect>(ctx.db, users, [live(clinicId)], page, [users.created_at, users.id]);
   return rows;
 }
 

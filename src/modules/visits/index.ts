@@ -16,7 +16,7 @@ export const visitsModule = ({ auth, services, paginator }: AppContext) =>
       async ({ actor, query }) => {
         const page = paginator.request(query, VISIT_LIST);
         const result = await visitsService.listVisits(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.respond(page, result, VISIT_LIST, (r) => [r.created_at, r.id], visitsService.visitView);
+        return paginator.respond(page, result, VISIT_LIST, visitsService.visitView);
       },
       { query: VisitListQuery, response: { 200: PageResponse(VisitModel), ...errorResponses(400, 401, 422) }, detail: { summary: "List visits (cursor or offset form); filters status, date_from, date_to (scheduled_at), patient_id, vet_id" } },
     )
