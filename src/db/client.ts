@@ -9,6 +9,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { pgliteAssets } from "./pglite-assets";
 import { EMBEDDED_MIGRATIONS } from "./migrations.generated";
+import { pgliteReadOnlyBatch, postgresReadOnlyBatch, type RawResult, type RawStatement } from "./read-only-batch";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -16,12 +17,6 @@ export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 /** A transaction handle is a Db too; services accept either. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-export interface RawResult {
-  rows: unknown[][];
-  fields: { name: string; typeId: number }[];
-}
-export type RawRunner = (text: string, params?: unknown[]) => Promise<RawResult>;
 
 export type DatabaseKind = "embedded" | "memory" | "postgres";
 
@@ -40,10 +35,10 @@ export interface Database {
   listen(channel: string, onMessage: (payload: string) => void, onSubscribed?: () => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   /**
-   * A READ ONLY transaction on one connection; `run` sends one statement through the extended
-   * protocol (parameters bound, never spliced) and returns rows as arrays with column types.
+   * Runs the statements in order in one READ ONLY transaction on one connection, sent together
+   * (one round trip); parameters are bound, never spliced. Any failure rolls it all back.
    */
-  readOnly<T>(work: (run: RawRunner) => Promise<T>): Promise<T>;
+  readOnlyBatch(statements: RawStatement[]): Promise<RawResult[]>;
   close(): Promise<void>;
   /** PGlite only: a copy of the data directory, used to clone migrated test databases fast. */
   dumpDataDir?(): Promise<Blob | File>;
@@ -110,14 +105,7 @@ async function openPglite(client: PGlite, kind: DatabaseKind, location: string):
     async notify(channel, payload) {
       await client.query("select pg_notify($1, $2)", [channel, payload]);
     },
-    readOnly: (work) =>
-      client.transaction(async (tx) => {
-        await tx.exec("SET TRANSACTION READ ONLY");
-        return work(async (text, params = []) => {
-          const result = await tx.query<unknown[]>(text, params, { rowMode: "array" });
-          return { rows: result.rows, fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })) };
-        });
-      }),
+    readOnlyBatch: (statements) => pgliteReadOnlyBatch(client, statements),
     close: () => client.close(),
     dumpDataDir: () => client.dumpDataDir("none"),
   };
@@ -165,13 +153,7 @@ async function openPostgres(url: string): Promise<Database> {
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },
-    readOnly: (work) =>
-      client.begin("read only", (tx) =>
-        work(async (text, params = []) => {
-          const result = await tx.unsafe(text, params as never[], { prepare: false }).values();
-          return { rows: result as unknown as unknown[][], fields: (result.columns ?? []).map((c) => ({ name: c.name, typeId: c.type })) };
-        }),
-      ) as Promise<never>,
+    readOnlyBatch: (statements) => postgresReadOnlyBatch(client, statements),
     close: () => client.end({ timeout: 5 }),
   };
 }

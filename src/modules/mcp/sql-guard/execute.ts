@@ -1,4 +1,5 @@
 import type { Database } from "../../../db/client";
+import type { RawStatement } from "../../../db/read-only-batch";
 import { pgErrorCode } from "../../../db/client";
 import { AppError } from "../../../lib/errors";
 import { rfc3339 } from "../../../lib/time";
@@ -64,6 +65,35 @@ function toAppError(error: unknown, limits: QueryLimits): AppError {
   return new AppError("QUERY_FAILED", `The query failed: ${message.slice(0, 300)}`, { sqlstate: code });
 }
 
+/** The timeout, the clinic, then the reader role, all local to the transaction, in one statement. */
+const SETTINGS_SQL = "SELECT set_config('statement_timeout', $1, true), set_config('app.clinic_id', $2, true), set_config('role', $3, true)";
+
+/**
+ * Planner estimates of statements already let through, per database and clinic, so a repeated
+ * query is not planned twice. Kept a minute: estimates follow the data as it grows.
+ */
+const COST_CACHE_SIZE = 1000;
+const COST_TTL_MS = 60_000;
+const acceptedCosts = new WeakMap<Database, Map<string, number>>();
+
+async function refuseIfTooCostly(database: Database, settings: RawStatement, statement: RawStatement, maxCost: number): Promise<void> {
+  const cache = acceptedCosts.get(database) ?? new Map<string, number>();
+  acceptedCosts.set(database, cache);
+  const key = `${settings.params[1]}\n${statement.text}`;
+  const acceptedAt = cache.get(key);
+  if (acceptedAt !== undefined && performance.now() - acceptedAt < COST_TTL_MS) return;
+  const [, plan] = await database.readOnlyBatch([settings, { ...statement, text: `EXPLAIN (FORMAT JSON) ${statement.text}` }]);
+  const raw = plan?.rows[0]?.[0];
+  const parsed = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: { "Total Cost": number } }[];
+  const cost = parsed[0]?.Plan["Total Cost"] ?? 0;
+  if (cost > maxCost) {
+    throw new AppError("QUERY_TIMEOUT", `The query is estimated to cost ${Math.round(cost)}, above the limit of ${maxCost}; narrow it down (filters, fewer joins)`, { estimated_cost: Math.round(cost), max_cost: maxCost });
+  }
+  cache.delete(key);
+  cache.set(key, performance.now());
+  if (cache.size > COST_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+}
+
 /**
  * Runs an already-guarded statement as the clinic, in depth: a READ ONLY transaction, a
  * statement timeout, the reader role (SELECT on the clinic views only), the clinic pinned by
@@ -72,41 +102,25 @@ function toAppError(error: unknown, limits: QueryLimits): AppError {
 export async function executeGuarded(database: Database, clinicId: string, sql: string, bindsClinic: boolean, limits: QueryLimits): Promise<QueryResult> {
   if (!/^[0-9a-f-]{36}$/i.test(clinicId)) throw new AppError("INTERNAL_ERROR", "Invalid clinic id");
   const started = performance.now();
+  const settings: RawStatement = { text: SETTINGS_SQL, params: [String(Math.max(1, Math.floor(limits.timeoutMs))), clinicId, READER_ROLE], fixedText: true };
+  // The gate on current_user is a one-time filter: if the role switch did not happen, the
+  // statement reads nothing instead of running as the service's own user.
+  const statement: RawStatement = {
+    text: `SELECT * FROM (${sql}\n) AS query_result WHERE current_user = '${READER_ROLE}' LIMIT ${Math.floor(limits.maxRows) + 1}`,
+    params: bindsClinic ? [clinicId] : [],
+  };
   try {
-    return await database.readOnly(async (run) => {
-      // The timeout, the clinic, then the reader role, all local to the transaction, in one
-      // statement; not awaited before the query is sent, so a server connection pipelines both.
-      const settings = run("SELECT set_config('statement_timeout', $1, true), set_config('app.clinic_id', $2, true), set_config('role', $3, true)", [
-        String(Math.max(1, Math.floor(limits.timeoutMs))),
-        clinicId,
-        READER_ROLE,
-      ]);
-      settings.catch(() => {}); // its failure surfaces through the await below
-      const statement = `SELECT * FROM (${sql}\n) AS query_result LIMIT ${Math.floor(limits.maxRows) + 1}`;
-      const params = bindsClinic ? [clinicId] : [];
-      if (limits.maxCost !== undefined) {
-        await settings;
-        const plan = await run(`EXPLAIN (FORMAT JSON) ${statement}`, params);
-        const raw = plan.rows[0]?.[0];
-        const parsed = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: { "Total Cost": number } }[];
-        const cost = parsed[0]?.Plan["Total Cost"] ?? 0;
-        if (cost > limits.maxCost) {
-          throw new AppError("QUERY_TIMEOUT", `The query is estimated to cost ${Math.round(cost)}, above the limit of ${limits.maxCost}; narrow it down (filters, fewer joins)`, { estimated_cost: Math.round(cost), max_cost: limits.maxCost });
-        }
-      }
-      const pending = run(statement, params);
-      await settings;
-      const result = await pending;
-      const seen = new Map<string, number>();
-      const columns = result.fields.map((field) => {
-        const count = (seen.get(field.name) ?? 0) + 1;
-        seen.set(field.name, count);
-        return { name: count === 1 ? field.name : `${field.name}_${count}`, type: TYPE_NAMES[field.typeId] ?? "unknown" };
-      });
-      const truncated = result.rows.length > limits.maxRows;
-      const rows = result.rows.slice(0, limits.maxRows).map((row) => Object.fromEntries(columns.map((c, i) => [c.name, jsonSafe(row[i], c.type)])));
-      return { columns, rows, row_count: rows.length, truncated, elapsed_ms: Math.round((performance.now() - started) * 100) / 100 };
+    if (limits.maxCost !== undefined) await refuseIfTooCostly(database, settings, statement, limits.maxCost);
+    const [, result] = await database.readOnlyBatch([settings, statement]);
+    const seen = new Map<string, number>();
+    const columns = result!.fields.map((field) => {
+      const count = (seen.get(field.name) ?? 0) + 1;
+      seen.set(field.name, count);
+      return { name: count === 1 ? field.name : `${field.name}_${count}`, type: TYPE_NAMES[field.typeId] ?? "unknown" };
     });
+    const truncated = result!.rows.length > limits.maxRows;
+    const rows = result!.rows.slice(0, limits.maxRows).map((row) => Object.fromEntries(columns.map((c, i) => [c.name, jsonSafe(row[i], c.type)])));
+    return { columns, rows, row_count: rows.length, truncated, elapsed_ms: Math.round((performance.now() - started) * 100) / 100 };
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw toAppError(error, limits);
