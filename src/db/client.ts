@@ -9,7 +9,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { pgliteAssets } from "./pglite-assets";
 import { EMBEDDED_MIGRATIONS } from "./migrations.generated";
-import { pgliteReadOnlyBatch, postgresReadOnlyBatch, type RawResult, type RawStatement } from "./read-only-batch";
+import { pgliteReadOnlyBatch, postgresReadOnlyBatch, type ReadOnlyBatch } from "./read-only-batch";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -38,7 +38,7 @@ export interface Database {
    * Runs the statements in order in one READ ONLY transaction on one connection, sent together
    * (one round trip); parameters are bound, never spliced. Any failure rolls it all back.
    */
-  readOnlyBatch(statements: RawStatement[]): Promise<RawResult[]>;
+  readOnlyBatch: ReadOnlyBatch;
   close(): Promise<void>;
   /** PGlite only: a copy of the data directory, used to clone migrated test databases fast. */
   dumpDataDir?(): Promise<Blob | File>;
@@ -105,7 +105,7 @@ async function openPglite(client: PGlite, kind: DatabaseKind, location: string):
     async notify(channel, payload) {
       await client.query("select pg_notify($1, $2)", [channel, payload]);
     },
-    readOnlyBatch: (statements) => pgliteReadOnlyBatch(client, statements),
+    readOnlyBatch: pgliteReadOnlyBatch(client),
     close: () => client.close(),
     dumpDataDir: () => client.dumpDataDir("none"),
   };
@@ -121,9 +121,13 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** Pooled connections are replaced after this long, which also bounds what each one has prepared. */
+const CONNECTION_MAX_LIFETIME_SECONDS = 30 * 60;
+
 async function openPostgres(url: string): Promise<Database> {
   const client = postgres(url, {
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    max_lifetime: CONNECTION_MAX_LIFETIME_SECONDS,
     onnotice: () => {},
     // Values arrive as the drivers' defaults; bigint money columns are mapped by Drizzle.
   });
@@ -153,7 +157,7 @@ async function openPostgres(url: string): Promise<Database> {
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },
-    readOnlyBatch: (statements) => postgresReadOnlyBatch(client, statements),
+    readOnlyBatch: postgresReadOnlyBatch(client, CONNECTION_MAX_LIFETIME_SECONDS),
     close: () => client.end({ timeout: 5 }),
   };
 }

@@ -5,8 +5,12 @@ import type postgres from "postgres";
 export interface RawStatement {
   text: string;
   params: string[];
-  /** Constant text the driver may keep prepared on its connection (never a caller's SQL). */
-  fixedText?: boolean;
+  /**
+   * Worth keeping prepared on the connection (constant text, or a statement seen before):
+   * planning is most of a small query's cost. Each prepared statement holds about 50 KiB in
+   * its server backend, so the drivers below bound how many they keep.
+   */
+  prepare?: boolean;
 }
 
 export interface RawResult {
@@ -14,52 +18,111 @@ export interface RawResult {
   fields: { name: string; typeId: number }[];
 }
 
-/**
- * Statements of one READ ONLY transaction, sent to PGlite as one protocol message: parse, bind,
- * describe and execute each, then a single sync. An error makes the server skip to the sync,
- * and `transaction` rolls back. One call instead of six per statement, which is most of the
- * embedded executor's cost.
- */
-export function pgliteReadOnlyBatch(client: PGlite, statements: RawStatement[]): Promise<RawResult[]> {
-  const { serialize } = protocol;
-  return client.transaction(async () => {
-    const parts = [{ text: "SET TRANSACTION READ ONLY", params: [] }, ...statements].flatMap((statement) => [
-      serialize.parse({ text: statement.text }),
-      serialize.bind({ values: statement.params }),
-      serialize.describe({ type: "P" }),
-      serialize.execute({}),
-    ]);
-    parts.push(serialize.sync());
-    const message = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
-    parts.reduce((offset, part) => (message.set(part, offset), offset + part.length), 0);
-    const { messages } = await client.execProtocol(message, { syncToFs: false });
-    return pgliteResults
-      .parseResults(messages, client.parsers, { rowMode: "array" })
-      .slice(1)
-      .map((result) => ({ rows: result.rows as unknown[][], fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })) }));
-  });
-}
+export type ReadOnlyBatch = (statements: RawStatement[]) => Promise<RawResult[]>;
+
+/** At most this many distinct prepared statements per connection (twice that on PostgreSQL). */
+export const PREPARED_STATEMENT_LIMIT = 100;
 
 /**
- * The same on a PostgreSQL server, in one round trip: BEGIN READ ONLY, the statements and
- * COMMIT are all written to one reserved connection before any reply is read. A failing
- * statement aborts the transaction, so those after it fail too and COMMIT rolls back.
+ * PGlite: the statements of one READ ONLY transaction go as one protocol message (parse, bind,
+ * describe, execute each; one sync), one call instead of six per statement. An error makes the
+ * server skip to the sync and `transaction` rolls back. Prepared statements are named by us,
+ * kept least-recently-used, and closed when evicted.
  */
-export async function postgresReadOnlyBatch(client: postgres.Sql, statements: RawStatement[]): Promise<RawResult[]> {
-  const connection = await client.reserve();
-  try {
-    const replies = await Promise.allSettled([
-      connection.unsafe("begin read only"),
-      ...statements.map((statement) => connection.unsafe(statement.text, statement.params, { prepare: statement.fixedText === true }).values()),
-      connection.unsafe("commit"),
-    ]);
-    const failed = replies.find((reply) => reply.status === "rejected");
-    if (failed) throw failed.reason;
-    return replies.slice(1, -1).map((reply) => {
-      const rows = (reply as PromiseFulfilledResult<postgres.RowList<unknown[][]>>).value;
-      return { rows: rows as unknown as unknown[][], fields: (rows.columns ?? []).map((c) => ({ name: c.name, typeId: c.type })) };
+export function pgliteReadOnlyBatch(client: PGlite): ReadOnlyBatch {
+  const { serialize } = protocol;
+  const prepared = new Map<string, string>();
+  let toClose: string[] = [];
+  let nextName = 1;
+  return (statements) =>
+    client.transaction(async () => {
+      // Make room first, and close first: nothing before a close can fail and skip it.
+      const newNames = new Set(statements.filter((s) => s.prepare && !prepared.has(s.text)).map((s) => s.text)).size;
+      for (const [text, name] of prepared) {
+        if (prepared.size + newNames <= PREPARED_STATEMENT_LIMIT) break;
+        if (statements.some((s) => s.text === text)) continue; // this batch uses it
+        prepared.delete(text);
+        toClose.push(name);
+      }
+      const parts = toClose.map((name) => serialize.close({ type: "S", name })); // closing a missing name is no error
+      const closing = toClose;
+      toClose = [];
+      const parsedHere = new Map<string, string>();
+      for (const statement of [{ text: "SET TRANSACTION READ ONLY", params: [] }, ...statements]) {
+        let name = statement.prepare ? (prepared.get(statement.text) ?? parsedHere.get(statement.text)) : undefined;
+        if (name && prepared.has(statement.text)) {
+          prepared.delete(statement.text);
+          prepared.set(statement.text, name);
+        } else if (!name) {
+          name = statement.prepare ? `vet_batch_${nextName++}` : "";
+          parts.push(serialize.parse({ name, text: statement.text }));
+          if (name) parsedHere.set(statement.text, name);
+        }
+        parts.push(serialize.bind({ statement: name, values: statement.params }), serialize.describe({ type: "P" }), serialize.execute({}));
+      }
+      parts.push(serialize.sync());
+      const message = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
+      parts.reduce((offset, part) => (message.set(part, offset), offset + part.length), 0);
+      let messages;
+      try {
+        ({ messages } = await client.execProtocol(message, { syncToFs: false }));
+      } catch (error) {
+        // How far a failed batch got is unknown: close its new names (and the closes again) next time.
+        toClose.push(...closing, ...parsedHere.values());
+        throw error;
+      }
+      for (const [text, name] of parsedHere) prepared.set(text, name);
+      return pgliteResults
+        .parseResults(messages, client.parsers, { rowMode: "array" })
+        .slice(1)
+        .map((result) => ({ rows: result.rows as unknown[][], fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })) }));
     });
-  } finally {
-    connection.release();
-  }
+}
+
+/** postgres.js reads `simple` at run time; its type declarations leave it out. */
+const extendedProtocol = (prepare: boolean) => ({ prepare, simple: false }) as postgres.UnsafeQueryOptions;
+
+/**
+ * PostgreSQL: BEGIN READ ONLY, the statements and COMMIT are all written to one reserved
+ * connection before any reply is read: one round trip. A failing statement aborts the
+ * transaction, so those after it fail too and COMMIT rolls back. Every statement goes through
+ * the extended protocol, even without parameters (postgres.js would otherwise send those as a
+ * simple query, where one string can carry several statements, COMMIT and RESET ROLE among them).
+ *
+ * postgres.js keeps a connection's prepared statements until the connection ends, so at most
+ * PREPARED_STATEMENT_LIMIT distinct statements are prepared per generation, and a generation
+ * lasts as long as a pooled connection may (`maxLifetimeSeconds`): no connection outlives two.
+ */
+export function postgresReadOnlyBatch(client: postgres.Sql, maxLifetimeSeconds: number, now = () => performance.now()): ReadOnlyBatch {
+  let generation = new Set<string>();
+  let generationStartedAt = now();
+  const mayPrepare = (statement: RawStatement): boolean => {
+    if (!statement.prepare) return false;
+    if (now() - generationStartedAt > maxLifetimeSeconds * 1000) {
+      generation = new Set();
+      generationStartedAt = now();
+    }
+    if (generation.has(statement.text)) return true;
+    if (generation.size >= PREPARED_STATEMENT_LIMIT) return false;
+    generation.add(statement.text);
+    return true;
+  };
+  return async (statements) => {
+    const connection = await client.reserve();
+    try {
+      const replies = await Promise.allSettled([
+        connection.unsafe("begin read only"),
+        ...statements.map((statement) => connection.unsafe(statement.text, statement.params, extendedProtocol(mayPrepare(statement))).values()),
+        connection.unsafe("commit"),
+      ]);
+      const failed = replies.find((reply) => reply.status === "rejected");
+      if (failed) throw failed.reason;
+      return replies.slice(1, -1).map((reply) => {
+        const rows = (reply as PromiseFulfilledResult<postgres.RowList<unknown[][]>>).value;
+        return { rows: rows as unknown as unknown[][], fields: (rows.columns ?? []).map((c) => ({ name: c.name, typeId: c.type })) };
+      });
+    } finally {
+      connection.release();
+    }
+  };
 }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import postgres from "postgres";
 import { pgErrorCode } from "../../src/db/client";
-import { createTestDatabase, type TestDatabase } from "../helpers/database";
+import { PREPARED_STATEMENT_LIMIT, postgresReadOnlyBatch } from "../../src/db/read-only-batch";
+import { createTestDatabase, databaseKind, type TestDatabase } from "../helpers/database";
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -10,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => database.destroy());
 
-const setting = (value: string) => ({ text: "SELECT set_config('app.clinic_id', $1, true) AS set", params: [value], fixedText: true });
+const setting = (value: string) => ({ text: "SELECT set_config('app.clinic_id', $1, true) AS set", params: [value], prepare: true });
 const readSetting = { text: "SELECT current_setting('app.clinic_id', true) AS value", params: [] };
 
 async function failure(work: Promise<unknown>): Promise<unknown> {
@@ -56,4 +58,47 @@ test("concurrent batches never see each other's settings", async () => {
   const values = Array.from({ length: 24 }, (_, i) => `clinic-${i}`);
   const seen = await Promise.all(values.map(async (value) => (await database.readOnlyBatch([setting(value), readSetting]))[1]!.rows[0]![0]));
   expect(seen).toEqual(values);
+});
+
+test("a prepared statement gives each call its own parameters' rows", async () => {
+  const read = (id: string) => database.readOnlyBatch([{ text: "SELECT label FROM batch_probe WHERE id = $1", params: [id], prepare: true }]);
+  expect((await read("1"))[0]!.rows).toEqual([["one"]]);
+  expect((await read("2"))[0]!.rows).toEqual([["two"]]);
+  expect((await read("3"))[0]!.rows).toEqual([]);
+});
+
+test("a prepared statement that failed is not reused as if it existed", async () => {
+  const broken = { text: "SELECT * FROM not_there_yet", params: [], prepare: true };
+  expect(pgErrorCode(await failure(database.readOnlyBatch([broken])))).toBe("42P01");
+  expect(pgErrorCode(await failure(database.readOnlyBatch([broken])))).toBe("42P01"); // not 26000: no such prepared statement
+  const divide = (by: string) => database.readOnlyBatch([{ text: "SELECT 10 / $1::int AS q", params: [by], prepare: true }]);
+  expect(pgErrorCode(await failure(divide("0")))).toBe("22012");
+  expect((await divide("5"))[0]!.rows).toEqual([[2]]);
+});
+
+test.skipIf(databaseKind !== "pglite")("the embedded database keeps at most PREPARED_STATEMENT_LIMIT prepared statements", async () => {
+  for (let i = 0; i < PREPARED_STATEMENT_LIMIT + 30; i++) {
+    await database.readOnlyBatch([{ text: `SELECT ${i} AS n`, params: [], prepare: true }]);
+  }
+  await database.readOnlyBatch([{ text: "SELECT 'one more'", params: [], prepare: true }]); // carries the pending closes
+  const [{ n }] = (await database.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements")) as [{ n: number }];
+  expect(n).toBeLessThanOrEqual(PREPARED_STATEMENT_LIMIT);
+  expect(n).toBeGreaterThan(PREPARED_STATEMENT_LIMIT / 2);
+});
+
+test.skipIf(databaseKind !== "postgres")("a PostgreSQL connection prepares at most PREPARED_STATEMENT_LIMIT statements a generation", async () => {
+  const client = postgres(database.url!, { max: 1, onnotice: () => {} });
+  let now = 0;
+  const batch = postgresReadOnlyBatch(client, 60, () => now);
+  const prepared = async () => Number((await client.unsafe("SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE 'SELECT % AS generation_probe'", [], { prepare: false }))[0]!.n);
+  try {
+    for (let i = 0; i < PREPARED_STATEMENT_LIMIT + 20; i++) await batch([{ text: `SELECT ${i} AS generation_probe`, params: [], prepare: true }]);
+    expect(await prepared()).toBe(PREPARED_STATEMENT_LIMIT);
+    expect((await batch([{ text: `SELECT ${PREPARED_STATEMENT_LIMIT + 5} AS generation_probe`, params: [], prepare: true }]))[0]!.rows).toEqual([[PREPARED_STATEMENT_LIMIT + 5]]);
+    now = 61_000; // a new generation: the connection this one outlived has been replaced by then
+    await batch([{ text: "SELECT 'next' AS generation_probe", params: [], prepare: true }]);
+    expect(await prepared()).toBe(PREPARED_STATEMENT_LIMIT + 1);
+  } finally {
+    await client.end();
+  }
 });

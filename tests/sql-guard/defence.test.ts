@@ -33,6 +33,20 @@ describe("defence in depth: the executor alone, handed malicious SQL", () => {
     expect(after!.n).toBe(before!.n);
   });
 
+  // Without parameters some drivers fall back to the simple protocol, where one string may hold
+  // several statements: the executor must send even these as one bound statement.
+  test.each([
+    "SELECT 1) x; COMMIT; CREATE TABLE pwned (x int); SELECT * FROM (SELECT 1",
+    "SELECT 1) x; COMMIT; DELETE FROM api_keys; SELECT * FROM (SELECT 1",
+    "SELECT 1) x; RESET ROLE; SELECT * FROM (SELECT 1",
+  ])("cannot smuggle a second statement without parameters: %s", async (sql) => {
+    const [before] = await database.query<{ n: number }>(ROW_COUNTS_SQL);
+    await expect(executeGuarded(database, CLINIC_A, sql, false, limits)).rejects.toMatchObject({ code: "QUERY_FAILED" });
+    const [after] = await database.query<{ n: number }>(ROW_COUNTS_SQL);
+    expect(after!.n).toBe(before!.n);
+    expect(await database.query("SELECT to_regclass('public.pwned') AS t")).toEqual([{ t: null }]);
+  });
+
   test.each([
     "SELECT set_config('app.clinic_id', '01900000-0000-7000-8000-00000000000b', false)",
     "SELECT * FROM mcp_read.tutors, (SELECT set_config('app.clinic_id', '01900000-0000-7000-8000-00000000000b', true)) s",

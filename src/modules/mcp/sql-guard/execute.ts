@@ -82,7 +82,7 @@ async function refuseIfTooCostly(database: Database, settings: RawStatement, sta
   const key = `${settings.params[1]}\n${statement.text}`;
   const acceptedAt = cache.get(key);
   if (acceptedAt !== undefined && performance.now() - acceptedAt < COST_TTL_MS) return;
-  const [, plan] = await database.readOnlyBatch([settings, { ...statement, text: `EXPLAIN (FORMAT JSON) ${statement.text}` }]);
+  const [, plan] = await database.readOnlyBatch([settings, { text: `EXPLAIN (FORMAT JSON) ${statement.text}`, params: statement.params }]);
   const raw = plan?.rows[0]?.[0];
   const parsed = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: { "Total Cost": number } }[];
   const cost = parsed[0]?.Plan["Total Cost"] ?? 0;
@@ -95,6 +95,20 @@ async function refuseIfTooCostly(database: Database, settings: RawStatement, sta
 }
 
 /**
+ * Statements run recently (by hash), so that only a repeated one (a dashboard, an agent's
+ * routine question) is kept prepared, not every one-off an agent explores with.
+ */
+const RECENT_STATEMENTS = 1000;
+const recentStatements = new Set<number | bigint>();
+function seenBefore(text: string): boolean {
+  const hash = Bun.hash(text);
+  const seen = recentStatements.delete(hash);
+  recentStatements.add(hash);
+  if (recentStatements.size > RECENT_STATEMENTS) recentStatements.delete(recentStatements.values().next().value!);
+  return seen;
+}
+
+/**
  * Runs an already-guarded statement as the clinic, in depth: a READ ONLY transaction, a
  * statement timeout, the reader role (SELECT on the clinic views only), the clinic pinned by
  * row-level security, one statement with the clinic id bound, and at most maxRows + 1 rows.
@@ -102,13 +116,11 @@ async function refuseIfTooCostly(database: Database, settings: RawStatement, sta
 export async function executeGuarded(database: Database, clinicId: string, sql: string, bindsClinic: boolean, limits: QueryLimits): Promise<QueryResult> {
   if (!/^[0-9a-f-]{36}$/i.test(clinicId)) throw new AppError("INTERNAL_ERROR", "Invalid clinic id");
   const started = performance.now();
-  const settings: RawStatement = { text: SETTINGS_SQL, params: [String(Math.max(1, Math.floor(limits.timeoutMs))), clinicId, READER_ROLE], fixedText: true };
+  const settings: RawStatement = { text: SETTINGS_SQL, params: [String(Math.max(1, Math.floor(limits.timeoutMs))), clinicId, READER_ROLE], prepare: true };
   // The gate on current_user is a one-time filter: if the role switch did not happen, the
   // statement reads nothing instead of running as the service's own user.
-  const statement: RawStatement = {
-    text: `SELECT * FROM (${sql}\n) AS query_result WHERE current_user = '${READER_ROLE}' LIMIT ${Math.floor(limits.maxRows) + 1}`,
-    params: bindsClinic ? [clinicId] : [],
-  };
+  const text = `SELECT * FROM (${sql}\n) AS query_result WHERE current_user = '${READER_ROLE}' LIMIT ${Math.floor(limits.maxRows) + 1}`;
+  const statement: RawStatement = { text, params: bindsClinic ? [clinicId] : [], prepare: seenBefore(text) };
   try {
     if (limits.maxCost !== undefined) await refuseIfTooCostly(database, settings, statement, limits.maxCost);
     const [, result] = await database.readOnlyBatch([settings, statement]);
