@@ -3,7 +3,7 @@ import type { RawStatement } from "../../../db/read-only-batch";
 import { pgErrorCode } from "../../../db/client";
 import { AppError } from "../../../lib/errors";
 import { rfc3339 } from "../../../lib/time";
-import { READER_ROLE } from "./readable-tables";
+import { READABLE_TABLES, READER_ROLE } from "./readable-tables";
 
 export interface QueryLimits {
   timeoutMs: number;
@@ -76,12 +76,41 @@ const COST_CACHE_SIZE = 1000;
 const COST_TTL_MS = 60_000;
 const acceptedCosts = new WeakMap<Database, Map<string, number>>();
 
+/**
+ * The estimate is only as good as the table statistics, and PGlite has no autovacuum to keep
+ * them: without them every clinic filter looks selective and an 8-way cross join looks cheap.
+ * So, like autovacuum's analyze threshold but measured in pages (PGlite keeps no row counters),
+ * the readable tables are analyzed before an estimate whenever one has grown or shrunk by more
+ * than a tenth (an empty table by any page) since they last were.
+ */
+const TABLE_SIZES_SQL = `SELECT ${READABLE_TABLES.map((t, i) => `pg_relation_size('public.${t.name}') AS s${i}`).join(", ")}`;
+const ANALYZE_SQL = `ANALYZE ${READABLE_TABLES.map((t) => `public.${t.name}`).join(", ")}`;
+const analyzedSizes = new WeakMap<Database, number[]>();
+const analyzing = new WeakMap<Database, Promise<void>>();
+
+async function freshStatistics(database: Database): Promise<void> {
+  const running = analyzing.get(database);
+  if (running) return running;
+  const [row] = await database.query<Record<string, unknown>>(TABLE_SIZES_SQL);
+  const sizes = Object.values(row ?? {}).map(Number);
+  const before = analyzedSizes.get(database);
+  if (before && sizes.every((size, i) => Math.abs(size - before[i]!) <= before[i]! / 10)) return;
+  const analysis = database.query(ANALYZE_SQL).then(() => void analyzedSizes.set(database, sizes));
+  analyzing.set(database, analysis);
+  try {
+    await analysis;
+  } finally {
+    analyzing.delete(database);
+  }
+}
+
 async function refuseIfTooCostly(database: Database, settings: RawStatement, statement: RawStatement, maxCost: number): Promise<void> {
   const cache = acceptedCosts.get(database) ?? new Map<string, number>();
   acceptedCosts.set(database, cache);
   const key = `${settings.params[1]}\n${statement.text}`;
   const acceptedAt = cache.get(key);
   if (acceptedAt !== undefined && performance.now() - acceptedAt < COST_TTL_MS) return;
+  await freshStatistics(database);
   const [, plan] = await database.readOnlyBatch([settings, { text: `EXPLAIN (FORMAT JSON) ${statement.text}`, params: statement.params }]);
   const raw = plan?.rows[0]?.[0];
   const parsed = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: { "Total Cost": number } }[];
