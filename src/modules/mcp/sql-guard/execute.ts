@@ -3,7 +3,9 @@ import type { RawStatement } from "../../../db/read-only-batch";
 import { pgErrorCode } from "../../../db/client";
 import { AppError } from "../../../lib/errors";
 import { rfc3339 } from "../../../lib/time";
-import { READABLE_TABLES, READER_ROLE } from "./readable-tables";
+import { LruMap } from "../../../lib/lru";
+import { refuseIfTooCostly } from "./cost-cap";
+import { READER_ROLE } from "./readable-tables";
 
 export interface QueryLimits {
   timeoutMs: number;
@@ -69,73 +71,11 @@ function toAppError(error: unknown, limits: QueryLimits): AppError {
 const SETTINGS_SQL = "SELECT set_config('statement_timeout', $1, true), set_config('app.clinic_id', $2, true), set_config('role', $3, true)";
 
 /**
- * Planner estimates of statements already let through, per database and clinic, so a repeated
- * query is not planned twice. Kept a minute: estimates follow the data as it grows.
- */
-const COST_CACHE_SIZE = 1000;
-const COST_TTL_MS = 60_000;
-const acceptedCosts = new WeakMap<Database, Map<string, number>>();
-
-/**
- * The estimate is only as good as the table statistics, and PGlite has no autovacuum to keep
- * them: without them every clinic filter looks selective and an 8-way cross join looks cheap.
- * So, like autovacuum's analyze threshold but measured in pages (PGlite keeps no row counters),
- * the readable tables are analyzed before an estimate whenever one has grown or shrunk by more
- * than a tenth (an empty table by any page) since they last were.
- */
-const TABLE_SIZES_SQL = `SELECT ${READABLE_TABLES.map((t, i) => `pg_relation_size('public.${t.name}') AS s${i}`).join(", ")}`;
-const ANALYZE_SQL = `ANALYZE ${READABLE_TABLES.map((t) => `public.${t.name}`).join(", ")}`;
-const analyzedSizes = new WeakMap<Database, number[]>();
-const analyzing = new WeakMap<Database, Promise<void>>();
-
-async function freshStatistics(database: Database): Promise<void> {
-  const running = analyzing.get(database);
-  if (running) return running;
-  const [row] = await database.query<Record<string, unknown>>(TABLE_SIZES_SQL);
-  const sizes = Object.values(row ?? {}).map(Number);
-  const before = analyzedSizes.get(database);
-  if (before && sizes.every((size, i) => Math.abs(size - before[i]!) <= before[i]! / 10)) return;
-  const analysis = database.query(ANALYZE_SQL).then(() => void analyzedSizes.set(database, sizes));
-  analyzing.set(database, analysis);
-  try {
-    await analysis;
-  } finally {
-    analyzing.delete(database);
-  }
-}
-
-async function refuseIfTooCostly(database: Database, settings: RawStatement, statement: RawStatement, maxCost: number): Promise<void> {
-  const cache = acceptedCosts.get(database) ?? new Map<string, number>();
-  acceptedCosts.set(database, cache);
-  const key = `${settings.params[1]}\n${statement.text}`;
-  const acceptedAt = cache.get(key);
-  if (acceptedAt !== undefined && performance.now() - acceptedAt < COST_TTL_MS) return;
-  await freshStatistics(database);
-  const [, plan] = await database.readOnlyBatch([settings, { text: `EXPLAIN (FORMAT JSON) ${statement.text}`, params: statement.params }]);
-  const raw = plan?.rows[0]?.[0];
-  const parsed = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: { "Total Cost": number } }[];
-  const cost = parsed[0]?.Plan["Total Cost"] ?? 0;
-  if (cost > maxCost) {
-    throw new AppError("QUERY_TIMEOUT", `The query is estimated to cost ${Math.round(cost)}, above the limit of ${maxCost}; narrow it down (filters, fewer joins)`, { estimated_cost: Math.round(cost), max_cost: maxCost });
-  }
-  cache.delete(key);
-  cache.set(key, performance.now());
-  if (cache.size > COST_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-}
-
-/**
  * Statements run recently (by hash), so that only a repeated one (a dashboard, an agent's
  * routine question) is kept prepared, not every one-off an agent explores with.
  */
-const RECENT_STATEMENTS = 1000;
-const recentStatements = new Set<number | bigint>();
-function seenBefore(text: string): boolean {
-  const hash = Bun.hash(text);
-  const seen = recentStatements.delete(hash);
-  recentStatements.add(hash);
-  if (recentStatements.size > RECENT_STATEMENTS) recentStatements.delete(recentStatements.values().next().value!);
-  return seen;
-}
+const recentStatements = new LruMap<number | bigint, true>(1000);
+const seenBefore = (text: string): boolean => recentStatements.touch(Bun.hash(text), true);
 
 /**
  * Runs an already-guarded statement as the clinic, in depth: a READ ONLY transaction, a
