@@ -55,12 +55,14 @@ async function claim(db: Db, clock: Clock, clinicId: string, key: string, method
  * Idempotency for financial POSTs (CONTRACT §8), as `idempotently(clinicId, body, run)` in the
  * handler: the same key, method, path and body within 24 h replays the stored 2xx body with 200
  * and `Idempotent-Replayed: true`; only successes are stored, so a failure can be retried.
+ * With a key, `run` gets a transaction that also stores the response: the write and its stored
+ * response commit together, so a process dying in between cannot make a retry write twice.
  */
 export const idempotency = ({ db, clock }: { db: Db; clock: Clock }) =>
   new Elysia({ name: "idempotency" }).derive({ as: "global" }, ({ request, set, path }) => ({
-    async idempotently<T, const Fresh extends 200 | 201 = 201>(clinicId: string, body: unknown, run: () => Promise<T>, freshStatus: Fresh = 201 as Fresh) {
+    async idempotently<T, const Fresh extends 200 | 201 = 201>(clinicId: string, body: unknown, run: (db: Db) => Promise<T>, freshStatus: Fresh = 201 as Fresh) {
       const key = request.headers.get("idempotency-key");
-      if (key === null) return status(freshStatus, await run());
+      if (key === null) return status(freshStatus, await run(db));
       if (!UUID.test(key)) throw new AppError("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be a UUID");
       const normalizedKey = key.toLowerCase();
       // Expired keys are purged as keys are used, so the table holds about a day of keys.
@@ -74,12 +76,15 @@ export const idempotency = ({ db, clock }: { db: Db; clock: Clock }) =>
       const where = and(eq(idempotencyKeys.clinic_id, clinicId), eq(idempotencyKeys.key, normalizedKey));
       let result: T;
       try {
-        result = await run();
+        result = await db.transaction(async (tx) => {
+          const fresh = await run(tx);
+          await tx.update(idempotencyKeys).set({ state: "completed", response_status: freshStatus, response_body: fresh as object }).where(where);
+          return fresh;
+        });
       } catch (error) {
         await db.delete(idempotencyKeys).where(where);
         throw error;
       }
-      await db.update(idempotencyKeys).set({ state: "completed", response_status: freshStatus, response_body: result as object }).where(where);
       return status(freshStatus, result);
     },
   }));

@@ -13,7 +13,7 @@ export const invoicesController = ({ auth, idempotency, services, paginator }: A
     .use(auth)
     .use(idempotency)
     .guard({ auth: true })
-    .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, () => invoicesService.createInvoice(services, actor.clinic, body)), {
+    .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, (db) => invoicesService.createInvoice({ ...services, db }, actor.clinic, body)), {
       body: CreateInvoiceBody,
       response: { ...created, ...errorResponses(400, 401, 409, 422) },
       detail: { summary: "Create a draft invoice (Idempotency-Key accepted)" },
@@ -37,12 +37,12 @@ export const invoicesController = ({ auth, idempotency, services, paginator }: A
       response: { 200: InvoiceModel, ...errorResponses(401, 404, 409, 422) },
       detail: { summary: "Edit a draft; items replace the old ones" },
     })
-    .post("/:id/emit", ({ actor, params, idempotently }) => idempotently(actor.clinicId, { action: "emit" }, () => invoicesService.emitInvoice(services, actor.clinicId, params.id), 200), {
+    .post("/:id/emit", ({ actor, params, idempotently }) => idempotently(actor.clinicId, { action: "emit" }, (db) => invoicesService.emitInvoice({ ...services, db }, actor.clinicId, params.id), 200), {
       params: IdParams,
       response: { 200: InvoiceModel, ...errorResponses(400, 401, 404, 409, 422) },
       detail: { summary: "draft → emitted" },
     })
-    .post("/:id/void", ({ actor, params, idempotently }) => idempotently(actor.clinicId, { action: "void" }, () => invoicesService.voidInvoice(services, actor.clinicId, params.id), 200), {
+    .post("/:id/void", ({ actor, params, idempotently }) => idempotently(actor.clinicId, { action: "void" }, (db) => invoicesService.voidInvoice({ ...services, db }, actor.clinicId, params.id), 200), {
       params: IdParams,
       response: { 200: InvoiceModel, ...errorResponses(400, 401, 404, 409, 422) },
       detail: { summary: "draft, or emitted without payments → void" },

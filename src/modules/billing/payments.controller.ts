@@ -13,7 +13,7 @@ export const paymentsController = ({ auth, idempotency, services, paginator }: A
     .use(auth)
     .use(idempotency)
     .guard({ auth: true })
-    .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, () => paymentsService.createPayment(services, actor.clinicId, body)), {
+    .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, (db) => paymentsService.createPayment({ ...services, db }, actor.clinicId, body)), {
       body: CreatePaymentBody,
       response: { 200: PaymentModel, 201: PaymentModel, ...errorResponses(400, 401, 409, 422) },
       detail: { summary: "Pay an emitted invoice, up to its balance (Idempotency-Key accepted)" },
@@ -38,7 +38,7 @@ export const refundsController = ({ auth, idempotency, services, paginator }: Ap
     .use(auth)
     .use(idempotency)
     .guard({ auth: ["owner"] as const })
-    .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, () => paymentsService.createRefund(services, actor.clinicId, body)), {
+    .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, (db) => paymentsService.createRefund({ ...services, db }, actor.clinicId, body)), {
       body: CreateRefundBody,
       response: { 200: RefundModel, 201: RefundModel, ...errorResponses(400, 401, 403, 409, 422) },
       detail: { summary: "Refund part or all of a payment (owner; Idempotency-Key accepted)" },
