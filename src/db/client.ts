@@ -125,12 +125,18 @@ export function redactUrl(url: string): string {
 const CONNECTION_MAX_LIFETIME_SECONDS = 30 * 60;
 
 async function openPostgres(url: string): Promise<Database> {
-  const client = postgres(url, {
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
-    max_lifetime: CONNECTION_MAX_LIFETIME_SECONDS,
-    onnotice: () => {},
-    // Values arrive as the drivers' defaults; bigint money columns are mapped by Drizzle.
-  });
+  const pool = (max: number, applicationName: string) =>
+    postgres(url, {
+      max,
+      max_lifetime: CONNECTION_MAX_LIFETIME_SECONDS,
+      onnotice: () => {},
+      connection: { application_name: applicationName },
+      // Values arrive as the drivers' defaults; bigint money columns are mapped by Drizzle.
+    });
+  const client = pool(Number(process.env.DATABASE_POOL_SIZE ?? 10), "vet-clinic");
+  // query_database gets connections of its own: an API key's slow statements (up to the
+  // statement timeout each) queue among themselves and never hold the REST API's connections.
+  const queryClient = pool(Number(process.env.QUERY_POOL_SIZE ?? 4), "vet-clinic-query");
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     db,
@@ -157,8 +163,10 @@ async function openPostgres(url: string): Promise<Database> {
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },
-    readOnlyBatch: postgresReadOnlyBatch(client, CONNECTION_MAX_LIFETIME_SECONDS),
-    close: () => client.end({ timeout: 5 }),
+    readOnlyBatch: postgresReadOnlyBatch(queryClient, CONNECTION_MAX_LIFETIME_SECONDS),
+    close: async () => {
+      await Promise.all([client.end({ timeout: 5 }), queryClient.end({ timeout: 5 })]);
+    },
   };
 }
 

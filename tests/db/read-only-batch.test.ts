@@ -102,3 +102,15 @@ test.skipIf(databaseKind !== "postgres")("a PostgreSQL connection prepares at mo
     await client.end();
   }
 });
+
+test.skipIf(databaseKind !== "postgres")("query batches have their own connections: a busy query pool never holds up the service's own queries", async () => {
+  const [app] = await database.readOnlyBatch([{ text: "SELECT current_setting('application_name')", params: [] }]);
+  expect(app!.rows).toEqual([["vet-clinic-query"]]);
+  expect(await database.query("SELECT current_setting('application_name') AS app")).toEqual([{ app: "vet-clinic" }]);
+  // More slow batches than the service pool has connections: with one shared pool they would queue it.
+  const finished: string[] = [];
+  const slow = Array.from({ length: 12 }, () => database.readOnlyBatch([{ text: "SELECT pg_sleep(0.2)", params: [] }]).then(() => finished.push("query")));
+  await database.query("SELECT 1").then(() => finished.push("service"));
+  await Promise.all(slow);
+  expect(finished[0]).toBe("service");
+});
