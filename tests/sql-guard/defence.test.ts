@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { executeGuarded } from "../../src/modules/mcp/sql-guard/execute";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
 import { READABLE_TABLES, VIEW_SCHEMA } from "../../src/modules/mcp/sql-guard/readable-tables";
-import { createTestDatabase, type TestDatabase } from "../helpers/database";
+import { createTestDatabase, databaseKind, type TestDatabase } from "../helpers/database";
 import { CLINIC_A, CLINIC_B, ROW_COUNTS_SQL, seedTwoClinics } from "./fixtures";
 
 let database: TestDatabase;
@@ -117,4 +117,26 @@ test("describe_schema's tables and the mcp_read views hold exactly the same colu
   for (const row of rows) fromViews.set(row.table_name, [...(fromViews.get(row.table_name) ?? []), row.column_name]);
   for (const table of READABLE_TABLES) expect(fromViews.get(table.name), table.name).toEqual(["clinic_id", ...table.columns.map((c) => c.name)]);
   expect([...fromViews.keys()].sort()).toEqual(READABLE_TABLES.map((t) => t.name).sort());
+});
+
+describe.skipIf(databaseKind !== "pglite")("embedded database: the timeout applied after the fact", () => {
+  /** A clock on which every reading is `step` ms after the last: any run "takes" at least that long. */
+  const slowClock = (step: number) => {
+    let at = 0;
+    return () => (at += step);
+  };
+  const sql = `SELECT count(*) AS n FROM ${VIEW_SCHEMA}.tutors`;
+
+  test("a run past the timeout is QUERY_TIMEOUT (rows discarded), and the same statement is then refused before it runs", async () => {
+    const limits = { timeoutMs: 50, maxRows: 10, maxCost: 1e9 };
+    const overrun = await executeGuarded(database, CLINIC_A, sql, false, { ...limits, now: slowClock(100) }).catch((error) => error);
+    expect(overrun).toMatchObject({ code: "QUERY_TIMEOUT", details: { timeout_ms: 50 } });
+    expect(overrun.details.elapsed_ms).toBeGreaterThan(50);
+    const again = await executeGuarded(database, CLINIC_A, sql, false, { ...limits, now: slowClock(1) }).catch((error) => error);
+    expect(again).toMatchObject({ code: "QUERY_TIMEOUT", details: { timeout_ms: 50 } });
+    expect(again.details.previous_run_ms).toBeGreaterThan(50);
+    // Another clinic's identical statement is its own, and a quick run answers as usual.
+    const other = await executeGuarded(database, CLINIC_B, sql, false, { ...limits, now: slowClock(1) });
+    expect(other.rows).toEqual([{ n: 3 }]);
+  });
 });

@@ -4,18 +4,21 @@ import { pgErrorCode } from "../../../db/client";
 import { AppError } from "../../../lib/errors";
 import { rfc3339 } from "../../../lib/time";
 import { LruMap } from "../../../lib/lru";
-import { refuseIfTooCostly } from "./cost-cap";
+import { refuseAfterOverrun, refuseBeforeRunning } from "./embedded-limits";
 import { READER_ROLE } from "./readable-tables";
 
 export interface QueryLimits {
   timeoutMs: number;
   maxRows: number;
   /**
-   * Refuse statements whose planner estimate exceeds this cost. Needed on the embedded
-   * database, where statement_timeout cannot interrupt a running query (PGlite runs on the
-   * server's own thread, without timer signals).
+   * Set on the embedded database only, where statement_timeout cannot interrupt a running query
+   * (PGlite runs on the server's own thread, without timer signals): statements whose planner
+   * estimate exceeds this cost are refused, and the timeout is applied after the fact
+   * (see embedded-limits.ts).
    */
   maxCost?: number;
+  /** Milliseconds from a monotonic clock, for elapsed times (tests pass their own). */
+  now?: () => number;
 }
 
 export interface QueryResult {
@@ -84,15 +87,18 @@ const seenBefore = (text: string): boolean => recentStatements.touch(Bun.hash(te
  */
 export async function executeGuarded(database: Database, clinicId: string, sql: string, bindsClinic: boolean, limits: QueryLimits): Promise<QueryResult> {
   if (!/^[0-9a-f-]{36}$/i.test(clinicId)) throw new AppError("INTERNAL_ERROR", "Invalid clinic id");
-  const started = performance.now();
+  const now = limits.now ?? (() => performance.now());
+  const started = now();
   const settings: RawStatement = { text: SETTINGS_SQL, params: [String(Math.max(1, Math.floor(limits.timeoutMs))), clinicId, READER_ROLE], prepare: true };
   // The gate on current_user is a one-time filter: if the role switch did not happen, the
   // statement reads nothing instead of running as the service's own user.
   const text = `SELECT * FROM (${sql}\n) AS query_result WHERE current_user = '${READER_ROLE}' LIMIT ${Math.floor(limits.maxRows) + 1}`;
   const statement: RawStatement = { text, params: bindsClinic ? [clinicId] : [], prepare: seenBefore(text) };
   try {
-    if (limits.maxCost !== undefined) await refuseIfTooCostly(database, settings, statement, limits.maxCost);
+    const embedded = limits.maxCost === undefined ? undefined : { timeoutMs: limits.timeoutMs, maxCost: limits.maxCost, now };
+    if (embedded) await refuseBeforeRunning(database, settings, statement, embedded);
     const [, result] = await database.readOnlyBatch([settings, statement]);
+    if (embedded) refuseAfterOverrun(database, settings, statement, now() - started, embedded);
     const seen = new Map<string, number>();
     const columns = result!.fields.map((field) => {
       const count = (seen.get(field.name) ?? 0) + 1;
@@ -101,7 +107,7 @@ export async function executeGuarded(database: Database, clinicId: string, sql: 
     });
     const truncated = result!.rows.length > limits.maxRows;
     const rows = result!.rows.slice(0, limits.maxRows).map((row) => Object.fromEntries(columns.map((c, i) => [c.name, jsonSafe(row[i], c.type)])));
-    return { columns, rows, row_count: rows.length, truncated, elapsed_ms: Math.round((performance.now() - started) * 100) / 100 };
+    return { columns, rows, row_count: rows.length, truncated, elapsed_ms: Math.round((now() - started) * 100) / 100 };
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw toAppError(error, limits);
