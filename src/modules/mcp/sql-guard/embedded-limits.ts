@@ -10,6 +10,7 @@ import { READABLE_TABLES } from "./readable-tables";
  */
 const COST_TTL_MS = 60_000;
 const acceptedCosts = new WeakMap<Database, LruMap<string, number>>();
+const acceptedCostsOf = (database: Database) => acceptedCosts.get(database) ?? acceptedCosts.set(database, new LruMap(1000)).get(database)!;
 
 /**
  * The estimate is only as good as the table statistics, and PGlite has no autovacuum to keep
@@ -66,9 +67,8 @@ export async function refuseBeforeRunning(database: Database, settings: RawState
   if (overran && limits.now() - overran.at < OVERRUN_MEMORY_MS) {
     throw new AppError("QUERY_TIMEOUT", `This query ran ${Math.round(overran.ms)} ms a few minutes ago, past the limit of ${limits.timeoutMs} ms; narrow it down (filters, fewer joins)`, { previous_run_ms: Math.round(overran.ms), timeout_ms: limits.timeoutMs });
   }
-  const cache = acceptedCosts.get(database) ?? new LruMap<string, number>(1000);
-  acceptedCosts.set(database, cache);
-  const acceptedAt = cache.get(key);
+  const accepted = acceptedCostsOf(database);
+  const acceptedAt = accepted.get(key);
   if (acceptedAt !== undefined && limits.now() - acceptedAt < COST_TTL_MS) return;
   await freshStatistics(database);
   const [, plan] = await database.readOnlyBatch([settings, { text: `EXPLAIN (FORMAT JSON) ${statement.text}`, params: statement.params }]);
@@ -78,7 +78,7 @@ export async function refuseBeforeRunning(database: Database, settings: RawState
   if (cost > limits.maxCost) {
     throw new AppError("QUERY_TIMEOUT", `The query is estimated to cost ${Math.round(cost)}, above the limit of ${limits.maxCost}; narrow it down (filters, fewer joins)`, { estimated_cost: Math.round(cost), max_cost: limits.maxCost });
   }
-  cache.set(key, limits.now());
+  accepted.set(key, limits.now());
 }
 
 /**
