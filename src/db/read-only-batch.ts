@@ -1,5 +1,6 @@
 import { type PGlite, parse as pgliteResults, protocol } from "@electric-sql/pglite";
 import type postgres from "postgres";
+import { LruMap } from "../lib/lru";
 
 /** One statement of a batch: text parameters, bound through the extended protocol. */
 export interface RawStatement {
@@ -27,56 +28,55 @@ export const PREPARED_STATEMENT_LIMIT = 100;
  * PGlite: the statements of one READ ONLY transaction go as one protocol message (parse, bind,
  * describe, execute each; one sync), one call instead of six per statement. An error makes the
  * server skip to the sync and `transaction` rolls back. Prepared statements are named by us,
- * kept least-recently-used, and closed when evicted.
+ * kept least-recently-used, and closed when pushed out.
  */
 export function pgliteReadOnlyBatch(client: PGlite): ReadOnlyBatch {
   const { serialize } = protocol;
-  const prepared = new Map<string, string>();
+  const prepared = new LruMap<string, string>(PREPARED_STATEMENT_LIMIT);
   let toClose: string[] = [];
   let nextName = 1;
   return (statements) =>
     client.transaction(async () => {
-      // Make room first, and close first: nothing before a close can fail and skip it.
-      const newNames = new Set(statements.filter((s) => s.prepare && !prepared.has(s.text)).map((s) => s.text)).size;
-      for (const [text, name] of prepared) {
-        if (prepared.size + newNames <= PREPARED_STATEMENT_LIMIT) break;
-        if (statements.some((s) => s.text === text)) continue; // this batch uses it
-        prepared.delete(text);
-        toClose.push(name);
-      }
-      const parts = toClose.map((name) => serialize.close({ type: "S", name })); // closing a missing name is no error
+      // This batch's statements become the most recent first, so making room never pushes them out.
+      for (const statement of statements) if (statement.prepare) prepared.get(statement.text);
       const closing = toClose;
       toClose = [];
-      const parsedHere = new Map<string, string>();
-      for (const statement of [{ text: "SET TRANSACTION READ ONLY", params: [] }, ...statements]) {
-        let name = statement.prepare ? (prepared.get(statement.text) ?? parsedHere.get(statement.text)) : undefined;
-        if (name && prepared.has(statement.text)) {
-          prepared.delete(statement.text);
-          prepared.set(statement.text, name);
-        } else if (!name) {
-          name = statement.prepare ? `vet_batch_${nextName++}` : "";
-          parts.push(serialize.parse({ name, text: statement.text }));
-          if (name) parsedHere.set(statement.text, name);
+      const parsedHere: [string, string][] = [];
+      const parts: Uint8Array[] = [];
+      for (const statement of [{ text: "SET TRANSACTION READ ONLY", params: [] as string[], prepare: false }, ...statements]) {
+        let name = statement.prepare ? prepared.get(statement.text) : "";
+        const parse = name === "" || name === undefined; // unnamed, or new: named once, here
+        if (name === undefined) {
+          name = `vet_batch_${nextName++}`;
+          parsedHere.push([statement.text, name]);
+          const pushedOut = prepared.set(statement.text, name);
+          if (pushedOut) closing.push(pushedOut[1]);
         }
+        if (parse) parts.push(serialize.parse({ name, text: statement.text }));
         parts.push(serialize.bind({ statement: name, values: statement.params }), serialize.describe({ type: "P" }), serialize.execute({}));
       }
-      parts.push(serialize.sync());
-      const message = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
-      parts.reduce((offset, part) => (message.set(part, offset), offset + part.length), 0);
+      // Closes go first: nothing before them can fail and skip them (closing a missing name is no error).
+      const message = concatBytes([...closing.map((name) => serialize.close({ type: "S", name })), ...parts, serialize.sync()]);
       let messages;
       try {
         ({ messages } = await client.execProtocol(message, { syncToFs: false }));
       } catch (error) {
-        // How far a failed batch got is unknown: close its new names (and the closes again) next time.
-        toClose.push(...closing, ...parsedHere.values());
+        // How far a failed batch got is unknown: forget its new names, and close them (and the closes) next time.
+        for (const [text] of parsedHere) prepared.delete(text);
+        toClose.push(...closing, ...parsedHere.map(([, name]) => name));
         throw error;
       }
-      for (const [text, name] of parsedHere) prepared.set(text, name);
       return pgliteResults
         .parseResults(messages, client.parsers, { rowMode: "array" })
         .slice(1)
         .map((result) => ({ rows: result.rows as unknown[][], fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })) }));
     });
+}
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
+  parts.reduce((offset, part) => (bytes.set(part, offset), offset + part.length), 0);
+  return bytes;
 }
 
 /** postgres.js reads `simple` at run time; its type declarations leave it out. */

@@ -24,10 +24,18 @@ export class LruMap<K, V> {
     return this.entries.has(key);
   }
 
-  set(key: K, value: V): void {
+  /** Sets the value, most recently used; returns the entry this pushed out, if any. */
+  set(key: K, value: V): [K, V] | undefined {
     this.entries.delete(key);
     this.entries.set(key, value);
-    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size <= this.limit) return undefined;
+    const oldest = this.entries.entries().next().value!;
+    this.entries.delete(oldest[0]);
+    return oldest;
+  }
+
+  delete(key: K): boolean {
+    return this.entries.delete(key);
   }
 
   /** Sets the key and says whether it was already there (a "seen before" filter). */

@@ -67,6 +67,12 @@ test("a prepared statement gives each call its own parameters' rows", async () =
   expect((await read("3"))[0]!.rows).toEqual([]);
 });
 
+test("the same new prepared statement twice in one batch is prepared once and runs twice", async () => {
+  const twice = { text: "SELECT label FROM batch_probe WHERE id = $1 /* twice */", params: ["1"], prepare: true };
+  const results = await database.readOnlyBatch([twice, { ...twice, params: ["2"] }]);
+  expect(results.map((r) => r.rows)).toEqual([[["one"]], [["two"]]]);
+});
+
 test("a prepared statement that failed is not reused as if it existed", async () => {
   const broken = { text: "SELECT * FROM not_there_yet", params: [], prepare: true };
   expect(pgErrorCode(await failure(database.readOnlyBatch([broken])))).toBe("42P01");
