@@ -5,7 +5,7 @@ import { LruMap } from "../../../lib/lru";
 import { READABLE_TABLES } from "./readable-tables";
 
 /**
- * Planner estimates of statements already let through, per database and clinic, so a repeated
+ * Planner estimates of statements already let through, per database, clinic and text, so a repeated
  * query is not planned twice. Kept a minute: estimates follow the data as it grows.
  */
 const COST_TTL_MS = 60_000;
@@ -48,6 +48,14 @@ const OVERRUN_MEMORY_MS = 10 * 60_000;
 const overruns = new WeakMap<Database, LruMap<string, { at: number; ms: number }>>();
 const overrunsOf = (database: Database) => overruns.get(database) ?? overruns.set(database, new LruMap(1000)).get(database)!;
 
+/** One query as the executor will run it: the clinic, its settings statement, the statement. */
+export interface ClinicQuery {
+  clinicId: string;
+  settings: RawStatement;
+  statement: RawStatement;
+}
+const keyOf = (query: ClinicQuery) => `${query.clinicId}\n${query.statement.text}`;
+
 export interface EmbeddedLimits {
   timeoutMs: number;
   maxCost: number;
@@ -61,8 +69,9 @@ export interface EmbeddedLimits {
  * the timeout lately, and one whose planner estimate exceeds `maxCost`. `settings` are the
  * executor's (role, clinic), so the plan is the one the query would run.
  */
-export async function refuseBeforeRunning(database: Database, settings: RawStatement, statement: RawStatement, limits: EmbeddedLimits): Promise<void> {
-  const key = `${settings.params[1]}\n${statement.text}`;
+export async function refuseBeforeRunning(database: Database, query: ClinicQuery, limits: EmbeddedLimits): Promise<void> {
+  const key = keyOf(query);
+  const { settings, statement } = query;
   const overran = overrunsOf(database).get(key);
   if (overran && limits.now() - overran.at < OVERRUN_MEMORY_MS) {
     throw new AppError("QUERY_TIMEOUT", `This query ran ${Math.round(overran.ms)} ms a few minutes ago, past the limit of ${limits.timeoutMs} ms; narrow it down (filters, fewer joins)`, { previous_run_ms: Math.round(overran.ms), timeout_ms: limits.timeoutMs });
@@ -85,8 +94,8 @@ export async function refuseBeforeRunning(database: Database, settings: RawState
  * After it ran: a statement that took longer than the timeout gets the answer PostgreSQL would
  * have given (QUERY_TIMEOUT, its rows discarded), and is remembered so a retry is refused at once.
  */
-export function refuseAfterOverrun(database: Database, settings: RawStatement, statement: RawStatement, elapsedMs: number, limits: EmbeddedLimits): void {
+export function refuseAfterOverrun(database: Database, query: ClinicQuery, elapsedMs: number, limits: EmbeddedLimits): void {
   if (elapsedMs <= limits.timeoutMs) return;
-  overrunsOf(database).set(`${settings.params[1]}\n${statement.text}`, { at: limits.now(), ms: elapsedMs });
+  overrunsOf(database).set(keyOf(query), { at: limits.now(), ms: elapsedMs });
   throw new AppError("QUERY_TIMEOUT", `The query ran ${Math.round(elapsedMs)} ms, past the limit of ${limits.timeoutMs} ms (the embedded database cannot stop it early); narrow it down`, { elapsed_ms: Math.round(elapsedMs), timeout_ms: limits.timeoutMs });
 }

@@ -95,10 +95,11 @@ export async function executeGuarded(database: Database, clinicId: string, sql: 
   const text = `SELECT * FROM (${sql}\n) AS query_result WHERE current_user = '${READER_ROLE}' LIMIT ${Math.floor(limits.maxRows) + 1}`;
   const statement: RawStatement = { text, params: bindsClinic ? [clinicId] : [], prepare: seenBefore(text) };
   try {
+    const query = { clinicId, settings, statement };
     const embedded = limits.maxCost === undefined ? undefined : { timeoutMs: limits.timeoutMs, maxCost: limits.maxCost, now };
-    if (embedded) await refuseBeforeRunning(database, settings, statement, embedded);
+    if (embedded) await refuseBeforeRunning(database, query, embedded);
     const [, result] = await database.readOnlyBatch([settings, statement]);
-    if (embedded) refuseAfterOverrun(database, settings, statement, now() - started, embedded);
+    if (embedded) refuseAfterOverrun(database, query, now() - started, embedded);
     const seen = new Map<string, number>();
     const columns = result!.fields.map((field) => {
       const count = (seen.get(field.name) ?? 0) + 1;
