@@ -1,9 +1,8 @@
 import { PGlite } from "@electric-sql/pglite";
-import { createApp } from "../src/app";
-import { ManualClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/logger";
-import { testConfig } from "../tests/helpers/app";
-import { createTestDatabase } from "../tests/helpers/database";
+import { createTestApp } from "../tests/helpers/app";
+import { registerClinic } from "../tests/helpers/clinic";
+import { createKey, invoke } from "../tests/mcp/helpers";
 import { loadFromChild } from "./lib/load";
 import { startBenchService } from "./lib/service";
 import { databaseLabel, printTable } from "./lib/table";
@@ -21,19 +20,14 @@ async function roundTripsPerCall(): Promise<number> {
       return original.apply(this, args);
     };
   }
-  const database = await createTestDatabase();
-  const { app, context } = createApp({ database, config: testConfig({ quotaFlushMs: 3_600_000 }), clock: new ManualClock(), logger: silentLogger });
-  const post = (path: string, json: unknown, token?: string) =>
-    app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(json) })).then((r) => r.json() as Promise<any>);
-  const owner = await post("/api/v1/auth/register", { email: "rt@clinic.test", password: "a long password", name: "R", clinic_name: "R" });
-  const key = await post("/api/v1/mcp/keys", { name: "k", scopes: ["clinic_context"], rate_limit_per_day: 100_000 }, owner.access_token);
-  for (let i = 0; i < 5; i++) await post("/mcp/tools/get_clinic_context/invoke", {}, key.api_key);
+  const t = await createTestApp({ config: { quotaFlushMs: 3_600_000 }, logger: silentLogger });
+  const key = await createKey(await registerClinic(t), { scopes: ["clinic_context"], rate_limit_per_day: 100_000 });
+  for (let i = 0; i < 5; i++) await invoke(t, key.api_key, "get_clinic_context");
   const before = statements;
   const calls = 200;
-  for (let i = 0; i < calls; i++) await post("/mcp/tools/get_clinic_context/invoke", {}, key.api_key);
+  for (let i = 0; i < calls; i++) await invoke(t, key.api_key, "get_clinic_context");
   const perCall = (statements - before) / calls;
-  await context.lifecycle.beforeClose();
-  await database.destroy();
+  await t.close();
   return perCall;
 }
 

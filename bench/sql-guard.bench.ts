@@ -4,13 +4,13 @@
  * driver, in the same run, on the database DATABASE_URL selects.
  */
 import postgres from "postgres";
-import { createApp } from "../src/app";
-import { ManualClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/logger";
 import { executeGuarded } from "../src/modules/mcp/sql-guard/execute";
 import { checkAndRewrite, guardSql } from "../src/modules/mcp/sql-guard/guard";
-import { testConfig } from "../tests/helpers/app";
+import { createTestApp } from "../tests/helpers/app";
+import { registerClinic } from "../tests/helpers/clinic";
 import { createTestDatabase } from "../tests/helpers/database";
+import { createKey, invoke } from "../tests/mcp/helpers";
 import { CLINIC_A, seedTwoClinics } from "../tests/sql-guard/fixtures";
 import { LEGIT_QUERIES } from "../tests/sql-guard/legit-queries";
 import { percentile } from "./lib/load";
@@ -76,12 +76,8 @@ const driver = database.url ? postgres(database.url, { max: 10, onnotice: () => 
 if (driver) baselines.push({ label: "rewritten SQL straight through the driver, prepared", run: (s) => driver.unsafe(asDirect(s)[0], [...asDirect(s)[1]], { prepare: true }) });
 
 // The tool's own work (guard, then the executor), and the whole call through the app in process.
-const { app, context } = createApp({ database, config: testConfig({ quotaFlushMs: 3_600_000 }), clock: new ManualClock(), logger: silentLogger });
-const post = (path: string, json: unknown, token?: string) =>
-  app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(json) }));
-const owner = (await (await post("/api/v1/auth/register", { email: "bench@sql.test", password: "a long password", name: "B", clinic_name: "B" })).json()) as { access_token: string };
-const key = (await (await post("/api/v1/mcp/keys", { name: "bench", scopes: ["query"], rate_limit_per_day: 1_000_000 }, owner.access_token)).json()) as { api_key: string; id: string };
-if (!key.api_key) throw new Error(`no key: ${JSON.stringify(key)}`);
+const t = await createTestApp({ database, config: { quotaFlushMs: 3_600_000 }, logger: silentLogger });
+const key = await createKey(await registerClinic(t), { scopes: ["query"], rate_limit_per_day: 1_000_000 });
 // The key is moved to the seeded clinic, whose quota is lifted out of the way.
 await database.query("UPDATE api_keys SET clinic_id = $1 WHERE id = $2", [CLINIC_A, key.id]);
 await database.query("UPDATE clinics SET plan = 'enterprise', burst_per_minute = 1000000000 WHERE id = $1", [CLINIC_A]);
@@ -97,15 +93,14 @@ const ours: Path[] = [
   {
     label: "POST /mcp/tools/query_database/invoke, in process (auth, quota, usage log, guard, executor)",
     run: async ({ original }) => {
-      const response = await post("/mcp/tools/query_database/invoke", { sql: original }, key.api_key);
-      if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
-      await response.arrayBuffer();
+      const response = await invoke(t, key.api_key, "query_database", { sql: original });
+      if (response.status !== 200) throw new Error(`${response.status}: ${response.text}`);
     },
   },
 ];
 const results = await compare([...baselines, ...ours]);
 await driver?.end();
-await context.lifecycle.beforeClose();
+await t.close();
 await database.destroy();
 
 printTable(`SQL guard — ${LEGIT_QUERIES.length} legitimate queries × ${ROUNDS} rounds`, [
