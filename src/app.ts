@@ -4,6 +4,7 @@ import { authGuard } from "./http/auth";
 import { apiDocs } from "./http/docs";
 import { idempotency } from "./http/idempotency";
 import { errorHandler, jsonBody } from "./http/errors";
+import { DeclaredQueries, inputRules } from "./http/input-rules";
 import { Paginator } from "./http/pagination";
 import { RestRateLimits } from "./http/rate-limit";
 import { requestContext } from "./http/request-context";
@@ -34,6 +35,7 @@ function buildRoutes(context: AppContext) {
     .use(requestContext(context.logger))
     .use(errorHandler(context.logger))
     .use(jsonBody(context.config.maxBodyBytes))
+    .use(inputRules(context.declaredQueries))
     .use(apiDocs())
     .use(healthModule(context))
     .use(mcpModule(context))
@@ -66,9 +68,12 @@ export function createApp(deps: AppDeps): BuiltApp {
     lifecycle: createLifecycle(),
     auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits }),
     idempotency: idempotency(services),
+    declaredQueries: new DeclaredQueries(),
   };
   context.lifecycle.onBeforeClose(() => mcp.stop());
-  return { app: buildRoutes(context), context };
+  const app = buildRoutes(context);
+  context.declaredQueries.learn(app);
+  return { app, context };
 }
 
 export type App = BuiltApp["app"];

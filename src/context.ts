@@ -2,6 +2,7 @@ import type { Config } from "./config";
 import type { Database, ServiceContext } from "./db/client";
 import type { authGuard } from "./http/auth";
 import type { idempotency } from "./http/idempotency";
+import type { DeclaredQueries } from "./http/input-rules";
 import type { Paginator } from "./http/pagination";
 import type { RestRateLimits } from "./http/rate-limit";
 import type { Clock } from "./lib/clock";
@@ -41,6 +42,8 @@ export interface AppContext extends AppDeps {
   rateLimits: RestRateLimits;
   auth: ReturnType<typeof authGuard>;
   idempotency: ReturnType<typeof idempotency>;
+  /** Which query parameters each route declares (learned from the built routes), for the unknown-parameter rule. */
+  declaredQueries: DeclaredQueries;
   lifecycle: Lifecycle;
   mcp: McpRuntime;
 }

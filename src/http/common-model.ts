@@ -1,5 +1,11 @@
-import { Type } from "@sinclair/typebox";
+import { FormatRegistry, Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import { dateProblem, timestampProblem } from "../lib/time";
+
+// The one date and timestamp rule, for every schema that says `format: date` or `date-time`
+// (Elysia registers lenient ones that take "2026-02-30" or a timestamp without an offset).
+FormatRegistry.Set("date", (value) => dateProblem(value) === null);
+FormatRegistry.Set("date-time", (value) => timestampProblem(value) === null);
 
 /**
  * Body integers use TypeBox's own Integer: Elysia's `t.Integer` also accepts numeric strings
@@ -13,8 +19,10 @@ export const Money = (options: Parameters<typeof Type.Integer>[0] = {}) =>
 
 export const Uuid = t.String({ format: "uuid", description: "UUIDv7 identifier" });
 export const IdParams = t.Object({ id: Uuid });
+/** RFC 3339 with Z or an offset, a real instant, years 1900–2999 (see `timestampProblem`). */
 export const Timestamp = t.String({ format: "date-time", examples: ["2026-01-15T12:00:00Z"] });
-export const DateOnly = t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", examples: ["2026-01-15"] });
+/** YYYY-MM-DD, a real calendar day, years 1900–2999 (see `dateProblem`). */
+export const DateOnly = t.String({ format: "date", examples: ["2026-01-15"] });
 export const Currency = t.String({ pattern: "^[A-Z]{3}$", examples: ["CLP"] });
 
 export const ErrorEnvelope = t.Object(
@@ -42,6 +50,6 @@ export const ValueList = (values: readonly (string | number)[], description?: st
 };
 
 export const DateFilters = {
-  date_from: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "Inclusive, clinic time zone" })),
-  date_to: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "Inclusive, clinic time zone" })),
+  date_from: t.Optional(t.String({ format: "date", description: "Inclusive, clinic time zone" })),
+  date_to: t.Optional(t.String({ format: "date", description: "Inclusive, clinic time zone" })),
 };

@@ -1,18 +1,40 @@
 import { Elysia, ValidationError } from "elysia";
 import { AppError, envelope, type FieldError } from "../lib/errors";
 import type { Logger } from "../lib/logger";
+import { dateProblem, timestampProblem } from "../lib/time";
 import { requestState } from "./request-context";
 
+type SchemaLike = { anyOf?: SchemaLike[]; const?: unknown; enum?: unknown[]; type?: string; format?: string; minimum?: number; maximum?: number };
+
+/** Words a client can act on for the common refusals, instead of TypeBox's generic ones. */
+function readableMessage(schema: SchemaLike | undefined, value: unknown, fallback: string): string {
+  if (!schema) return fallback;
+  const choices = schema.enum ?? (schema.anyOf?.every((branch) => "const" in branch) ? schema.anyOf.map((branch) => branch.const) : undefined);
+  if (choices) return `Must be one of: ${choices.join(", ")}`;
+  const numeric = schema.type === "integer" || schema.type === "number" ? schema : schema.anyOf?.find((branch) => branch.type === "integer" || branch.type === "number");
+  if (numeric) {
+    const range = numeric.minimum !== undefined && numeric.maximum !== undefined ? ` from ${numeric.minimum} to ${numeric.maximum}` : "";
+    return `Must be ${numeric.type === "integer" ? "an integer" : "a number"}${range}`;
+  }
+  if (typeof value === "string" && schema.format === "date") return dateProblem(value) ?? fallback;
+  if (typeof value === "string" && schema.format === "date-time") return timestampProblem(value) ?? fallback;
+  return fallback;
+}
+
+/** Each refusal with `path` naming where the value came from: `body.items.0.quantity`, `query.limit`, `params.id`. */
 function fieldErrors(error: ValidationError): FieldError[] {
   const seen = new Set<string>();
   const fields: FieldError[] = [];
+  const source = error.type === "body" || error.type === "query" || error.type === "params" || error.type === "headers" ? error.type : "body";
   for (const issue of error.all) {
-    const path = ("path" in issue ? String(issue.path) : "").replace(/^\//, "").replaceAll("/", ".") || "(body)";
-    const message = ("summary" in issue && issue.summary) || issue.message;
+    const pointer = ("path" in issue ? String(issue.path) : "").replace(/^\//, "").replaceAll("/", ".");
+    const path = pointer ? `${source}.${pointer}` : source;
+    const generic = String(("summary" in issue && issue.summary) || issue.message);
+    const message = readableMessage("schema" in issue ? (issue.schema as SchemaLike) : undefined, "value" in issue ? issue.value : undefined, generic);
     const key = `${path}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    fields.push({ path, message: String(message) });
+    fields.push({ path, message });
   }
   return fields;
 }
@@ -68,6 +90,9 @@ export const errorHandler = (logger: Logger) =>
     return new Response(JSON.stringify(envelope(appError, state.id)), { status: appError.status, headers });
   });
 
+/** Refuses bytes that are not UTF-8 instead of turning them into U+FFFD. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 /**
  * JSON bodies: size cap before parsing, a malformed body is 400 INVALID_JSON, and an empty
  * body is an empty object so schema validation (not the parser) reports missing fields.
@@ -77,8 +102,14 @@ export const jsonBody = (maxBytes: number) =>
     const declared = Number(request.headers.get("content-length") ?? 0);
     if (declared > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes`);
     if (!contentType || contentType.startsWith("application/json")) {
-      const text = await request.text();
-      if (Buffer.byteLength(text) > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes`);
+      const bytes = await request.arrayBuffer();
+      if (bytes.byteLength > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes`);
+      let text: string;
+      try {
+        text = UTF8.decode(bytes);
+      } catch {
+        throw new AppError("INVALID_JSON", "The request body is not valid UTF-8");
+      }
       if (text.trim() === "") return {};
       try {
         return JSON.parse(text);

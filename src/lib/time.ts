@@ -84,9 +84,55 @@ function zoneOffsetMs(instant: Date, timeZone: string): number {
   return asUtc - Math.floor(instant.getTime() / 1000) * 1000;
 }
 
-function isRealDate(date: string): boolean {
-  const parsed = new Date(`${date}T00:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === date;
+/** Dates and timestamps outside these years are refused: PostgreSQL and `Intl` handle them all. */
+export const YEAR_MIN = 1900;
+export const YEAR_MAX = 2999;
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?$/;
+
+function calendarProblem(year: number, month: number, day: number): string | null {
+  if (year < YEAR_MIN || year > YEAR_MAX) return `Year must be between ${YEAR_MIN} and ${YEAR_MAX}`;
+  if (month < 1 || month > 12) return "Month must be 01–12";
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return `Not a calendar day: ${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")} has ${daysInMonth} days`;
+  return null;
+}
+
+/**
+ * The one date rule: `YYYY-MM-DD`, a real calendar day, years 1900–2999.
+ * Returns why `text` is refused, or null when it is a date.
+ */
+export function dateProblem(text: string): string | null {
+  const match = DATE.exec(text);
+  if (!match) return "Expected a date as YYYY-MM-DD";
+  return calendarProblem(Number(match[1]), Number(match[2]), Number(match[3]));
+}
+
+/**
+ * The one timestamp rule: RFC 3339 with `Z` or an offset (`2026-01-15T14:30:00-03:00`), a real
+ * calendar day, hours 00–23 (no 24:00), seconds 00–59 (no leap seconds), years 1900–2999.
+ * Returns why `text` is refused, or null when it is an instant.
+ */
+export function timestampProblem(text: string): string | null {
+  const match = TIMESTAMP.exec(text);
+  if (!match) return "Expected an RFC 3339 timestamp such as 2026-01-15T14:30:00Z";
+  const [, y, mo, d, h, mi, s, , offset] = match;
+  if (!offset) return "A timestamp needs Z or an offset such as -03:00 (without one its instant is ambiguous)";
+  const calendar = calendarProblem(Number(y), Number(mo), Number(d));
+  if (calendar) return calendar;
+  if (Number(h) > 23) return "Hours must be 00–23";
+  if (Number(mi) > 59) return "Minutes must be 00–59";
+  if (s !== undefined && Number(s) > 59) return "Seconds must be 00–59 (leap seconds are not accepted)";
+  if (offset !== "Z" && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return "The offset must be within ±23:59";
+  return null;
+}
+
+/** A timestamp that passed `timestampProblem` (the schemas check it at the edge) as an instant. */
+export function parseTimestamp(text: string): Date {
+  const problem = timestampProblem(text);
+  if (problem) throw AppError.validation([{ path: "(timestamp)", message: problem }]);
+  return new Date(text);
 }
 
 /**
@@ -95,9 +141,11 @@ function isRealDate(date: string): boolean {
  */
 export function dayRange(dateFrom: string | undefined, dateTo: string | undefined, timeZone: string): { from?: Date; to?: Date } {
   const fields = [];
-  if (dateFrom !== undefined && !isRealDate(dateFrom)) fields.push({ path: "date_from", message: "Not a calendar date (YYYY-MM-DD)" });
-  if (dateTo !== undefined && !isRealDate(dateTo)) fields.push({ path: "date_to", message: "Not a calendar date (YYYY-MM-DD)" });
-  if (!fields.length && dateFrom && dateTo && dateFrom > dateTo) fields.push({ path: "date_to", message: "Must not be before date_from" });
+  const fromProblem = dateFrom === undefined ? null : dateProblem(dateFrom);
+  const toProblem = dateTo === undefined ? null : dateProblem(dateTo);
+  if (fromProblem) fields.push({ path: "query.date_from", message: fromProblem });
+  if (toProblem) fields.push({ path: "query.date_to", message: toProblem });
+  if (!fields.length && dateFrom && dateTo && dateFrom > dateTo) fields.push({ path: "query.date_to", message: "Must not be before date_from" });
   if (fields.length) throw AppError.validation(fields, "Invalid date filter");
   return {
     from: dateFrom ? startOfDayInZone(dateFrom, timeZone) : undefined,

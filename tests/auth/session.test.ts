@@ -145,13 +145,13 @@ describe("register and login refusals write nothing", () => {
   }
   const v = valid;
   const cases: Case[] = [
-    { label: "short password", send: { json: { ...v(), password: "short" } }, status: 422, code: "VALIDATION_FAILED", field: "password" },
-    { label: "password over 256", send: { json: { ...v(), password: "x".repeat(257) } }, status: 422, code: "VALIDATION_FAILED", field: "password" },
-    { label: "missing clinic_name", send: { json: { email: uniqueEmail(), password: PASSWORD, name: "N" } }, status: 422, code: "VALIDATION_FAILED", field: "clinic_name" },
-    { label: "email of wrong type", send: { json: { ...v(), email: 42 } }, status: 422, code: "VALIDATION_FAILED", field: "email" },
-    { label: "not an email", send: { json: { ...v(), email: "nope" } }, status: 422, code: "VALIDATION_FAILED", field: "email" },
-    { label: "unknown time zone", send: { json: { ...v(), timezone: "Mars/Olympus" } }, status: 422, code: "VALIDATION_FAILED", field: "timezone" },
-    { label: "bad currency", send: { json: { ...v(), currency: "pesos" } }, status: 422, code: "VALIDATION_FAILED", field: "currency" },
+    { label: "short password", send: { json: { ...v(), password: "short" } }, status: 422, code: "VALIDATION_FAILED", field: "body.password" },
+    { label: "password over 256", send: { json: { ...v(), password: "x".repeat(257) } }, status: 422, code: "VALIDATION_FAILED", field: "body.password" },
+    { label: "missing clinic_name", send: { json: { email: uniqueEmail(), password: PASSWORD, name: "N" } }, status: 422, code: "VALIDATION_FAILED", field: "body.clinic_name" },
+    { label: "email of wrong type", send: { json: { ...v(), email: 42 } }, status: 422, code: "VALIDATION_FAILED", field: "body.email" },
+    { label: "not an email", send: { json: { ...v(), email: "nope" } }, status: 422, code: "VALIDATION_FAILED", field: "body.email" },
+    { label: "unknown time zone", send: { json: { ...v(), timezone: "Mars/Olympus" } }, status: 422, code: "VALIDATION_FAILED", field: "body.timezone" },
+    { label: "bad currency", send: { json: { ...v(), currency: "pesos" } }, status: 422, code: "VALIDATION_FAILED", field: "body.currency" },
     { label: "malformed JSON", send: { body: '{"email": "a@b.cl",' }, status: 400, code: "INVALID_JSON" },
     { label: "an array body", send: { json: [v()] }, status: 422, code: "VALIDATION_FAILED" },
     { label: "a huge body", send: { json: { ...v(), name: "x".repeat(2 * 1024 * 1024) } }, status: 413, code: "PAYLOAD_TOO_LARGE" },

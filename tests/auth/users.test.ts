@@ -109,10 +109,10 @@ describe("refusals", () => {
   test("invalid bodies and ids are 422 with the field named", async () => {
     const before = await liveUsers(owner.clinic.id);
     const cases: [string, string, unknown, string][] = [
-      ["POST", "/api/v1/users", { email: uniqueEmail(), name: "X", role: "owner", password: PASSWORD }, "role"],
-      ["POST", "/api/v1/users", { email: uniqueEmail(), name: "", role: "vet", password: PASSWORD }, "name"],
-      ["PATCH", `/api/v1/users/${owner.user.id}`, {}, "(body)"],
-      ["GET", "/api/v1/users/not-a-uuid", undefined, "id"],
+      ["POST", "/api/v1/users", { email: uniqueEmail(), name: "X", role: "owner", password: PASSWORD }, "body.role"],
+      ["POST", "/api/v1/users", { email: uniqueEmail(), name: "", role: "vet", password: PASSWORD }, "body.name"],
+      ["PATCH", `/api/v1/users/${owner.user.id}`, {}, "body"],
+      ["GET", "/api/v1/users/not-a-uuid", undefined, "params.id"],
     ];
     for (const [method, path, json, field] of cases) {
       const r = await owner.as(method, path, { json });

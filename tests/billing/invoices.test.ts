@@ -87,12 +87,12 @@ describe("void rules", () => {
 
 describe("validation writes nothing", () => {
   test.each([
-    ["a float unit price", { items: [{ description: "x", quantity: 1, unit_price: 10.5 }] }, "items.0.unit_price"],
-    ["a string unit price", { items: [{ description: "x", quantity: 1, unit_price: "100" }] }, "items.0.unit_price"],
-    ["a negative unit price", { items: [{ description: "x", quantity: 1, unit_price: -1 }] }, "items.0.unit_price"],
-    ["a zero quantity", { items: [{ description: "x", quantity: 0, unit_price: 1 }] }, "items.0.quantity"],
-    ["no items", { items: [] }, "items"],
-    ["a missing description", { items: [{ quantity: 1, unit_price: 1 }] }, "items.0.description"],
+    ["a float unit price", { items: [{ description: "x", quantity: 1, unit_price: 10.5 }] }, "body.items.0.unit_price"],
+    ["a string unit price", { items: [{ description: "x", quantity: 1, unit_price: "100" }] }, "body.items.0.unit_price"],
+    ["a negative unit price", { items: [{ description: "x", quantity: 1, unit_price: -1 }] }, "body.items.0.unit_price"],
+    ["a zero quantity", { items: [{ description: "x", quantity: 0, unit_price: 1 }] }, "body.items.0.quantity"],
+    ["no items", { items: [] }, "body.items"],
+    ["a missing description", { items: [{ quantity: 1, unit_price: 1 }] }, "body.items.0.description"],
   ])("%s is 422", async (_label, extra, field) => {
     const [invoices, items] = [await count("invoices"), await count("invoice_items")];
     const r = await owner.as("POST", "/api/v1/billing/invoices", { json: { tutor_id: await tutorFor(owner), ...extra } });
@@ -107,7 +107,7 @@ describe("validation writes nothing", () => {
     const before = await count("invoices");
     const r = await owner.as("POST", "/api/v1/billing/invoices", { json: { tutor_id: foreignTutor, items: [{ description: "x", quantity: 1, unit_price: 1 }] } });
     expect(r.status, r.text).toBe(422);
-    expect(r.body.details.fields[0].path).toBe("tutor_id");
+    expect(r.body.details.fields[0].path).toBe("body.tutor_id");
     expect(r.text).not.toContain("Not yours");
     expect(await count("invoices")).toBe(before);
   });

@@ -59,7 +59,7 @@ describe("payments", () => {
     for (const amount of [10.5, "100", 0, -5, null]) {
       const r = await pay(owner, inv.id, amount);
       expect(r.status, `${JSON.stringify(amount)}: ${r.text}`).toBe(422);
-      expect(r.body.details.fields.map((f: { path: string }) => f.path)).toContain("amount");
+      expect(r.body.details.fields.map((f: { path: string }) => f.path)).toContain("body.amount");
     }
     const method = await owner.as("POST", "/api/v1/billing/payments", { json: { invoice_id: inv.id, amount: 1, method: "bitcoin" } });
     expect(method.status).toBe(422);

@@ -49,10 +49,10 @@ describe("tax documents", () => {
     const inv = await emitted(owner, [{ quantity: 1, unit_price: 1_000 }]);
     const before = await documents();
     for (const [json, field] of [
-      [{ receiver_rut: "76.086.428-4", receiver_name: "X" }, "receiver_rut"],
-      [{ receiver_rut: "garbage", receiver_name: "X" }, "receiver_rut"],
-      [{ receiver_name: "X" }, "receiver_rut"],
-      [{ receiver_rut: "76.086.428-5" }, "receiver_name"],
+      [{ receiver_rut: "76.086.428-4", receiver_name: "X" }, "body.receiver_rut"],
+      [{ receiver_rut: "garbage", receiver_name: "X" }, "body.receiver_rut"],
+      [{ receiver_name: "X" }, "body.receiver_rut"],
+      [{ receiver_rut: "76.086.428-5" }, "body.receiver_name"],
     ] as const) {
       const r = await issue(owner, { doc_type: 33, invoice_id: inv.id, ...json });
       expect(r.status, r.text).toBe(422);

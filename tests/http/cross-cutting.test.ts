@@ -57,15 +57,16 @@ describe("logs", () => {
   test("one JSON line per request with method, path, status, ms, request id and clinic, and no secrets", async () => {
     const owner = await registerClinic(t);
     t.logLines.length = 0;
-    await owner.as("GET", "/api/v1/auth/me?x=1", { headers: { "x-request-id": "log-1" } });
+    await owner.as("GET", "/api/v1/tutors?q=secret-query", { headers: { "x-request-id": "log-1" } });
     await t.request("POST", "/api/v1/auth/login", { json: { email: owner.user.email, password: PASSWORD } });
     await flushDeferred();
     const lines = t.logLines.map((l) => JSON.parse(l));
     const me = lines.find((l) => l.request_id === "log-1");
-    expect(me, t.logLines.join("\n")).toMatchObject({ msg: "request", method: "GET", path: "/api/v1/auth/me", status: 200, clinic_id: owner.clinic.id });
+    expect(me, t.logLines.join("\n")).toMatchObject({ msg: "request", method: "GET", path: "/api/v1/tutors", status: 200, clinic_id: owner.clinic.id });
     expect(typeof me.ms).toBe("number");
     const all = t.logLines.join("\n");
     expect(all).not.toContain(PASSWORD);
+    expect(all).not.toContain("secret-query");
     expect(all).not.toContain(owner.token);
     expect(all).not.toContain(owner.refreshCookie.split("=")[1]);
   });

@@ -112,14 +112,14 @@ describe("refusals", () => {
   test("invalid key requests are 422 and create nothing", async () => {
     const before = await keyCount();
     const bodies: [Record<string, unknown>, string][] = [
-      [{ name: "x", scopes: [] }, "scopes"],
-      [{ name: "x", scopes: ["admin"] }, "scopes.0"],
-      [{ name: "x", scopes: ["read"], rate_limit_per_day: 1.5 }, "rate_limit_per_day"],
-      [{ name: "x", scopes: ["read"], rate_limit_per_day: "100" }, "rate_limit_per_day"],
-      [{ name: "x", scopes: ["read"], rate_limit_per_day: 0 }, "rate_limit_per_day"],
-      [{ name: "x", scopes: ["read"], rate_limit_per_day: 1_000_001 }, "rate_limit_per_day"],
-      [{ name: "x", scopes: ["read"], expires_at: "2000-01-01T00:00:00Z" }, "expires_at"],
-      [{ scopes: ["read"] }, "name"],
+      [{ name: "x", scopes: [] }, "body.scopes"],
+      [{ name: "x", scopes: ["admin"] }, "body.scopes.0"],
+      [{ name: "x", scopes: ["read"], rate_limit_per_day: 1.5 }, "body.rate_limit_per_day"],
+      [{ name: "x", scopes: ["read"], rate_limit_per_day: "100" }, "body.rate_limit_per_day"],
+      [{ name: "x", scopes: ["read"], rate_limit_per_day: 0 }, "body.rate_limit_per_day"],
+      [{ name: "x", scopes: ["read"], rate_limit_per_day: 1_000_001 }, "body.rate_limit_per_day"],
+      [{ name: "x", scopes: ["read"], expires_at: "2000-01-01T00:00:00Z" }, "body.expires_at"],
+      [{ scopes: ["read"] }, "body.name"],
     ];
     for (const [json, field] of bodies) {
       const r = await owner.as("POST", "/api/v1/mcp/keys", { json });

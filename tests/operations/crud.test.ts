@@ -42,7 +42,7 @@ describe("tutors", () => {
     const before = await count("tutors");
     const r = await a.as("POST", "/api/v1/tutors", { json: { name: "", email: "not-an-email", phone: "call me", notes: "x".repeat(2001) } });
     expect(r.status, r.text).toBe(422);
-    expect(r.body.details.fields.map((f: { path: string }) => f.path).sort()).toEqual(expect.arrayContaining(["email", "name", "notes", "phone"]));
+    expect(r.body.details.fields.map((f: { path: string }) => f.path).sort()).toEqual(expect.arrayContaining(["body.email", "body.name", "body.notes", "body.phone"]));
     const empty = await a.as("PATCH", `/api/v1/tutors/${(await create(a, "/tutors", { name: "X" })).id}`, { json: {} });
     expect(empty.status, empty.text).toBe(422);
     expect(await count("tutors")).toBe(before + 1);
@@ -64,14 +64,14 @@ describe("patients", () => {
     const tutor = await create(a, "/tutors", { name: "T" });
     const before = await count("patients");
     const cases: [Record<string, unknown>, string][] = [
-      [{ species: "dragon" }, "species"],
-      [{ sex: "x" }, "sex"],
-      [{ weight_grams: "12000" }, "weight_grams"],
-      [{ weight_grams: 1.5 }, "weight_grams"],
-      [{ birth_date: "2030-01-01" }, "birth_date"],
-      [{ birth_date: "2021-02-30" }, "birth_date"],
-      [{ microchip: "12" }, "microchip"],
-      [{ tutor_id: "nope" }, "tutor_id"],
+      [{ species: "dragon" }, "body.species"],
+      [{ sex: "x" }, "body.sex"],
+      [{ weight_grams: "12000" }, "body.weight_grams"],
+      [{ weight_grams: 1.5 }, "body.weight_grams"],
+      [{ birth_date: "2030-01-01" }, "body.birth_date"],
+      [{ birth_date: "2021-02-30" }, "body.birth_date"],
+      [{ microchip: "12" }, "body.microchip"],
+      [{ tutor_id: "nope" }, "body.tutor_id"],
     ];
     for (const [extra, field] of cases) {
       const r = await a.as("POST", "/api/v1/patients", { json: { tutor_id: tutor.id, name: "P", species: "cat", ...extra } });
@@ -106,7 +106,7 @@ describe("visits and alerts", () => {
     expect(active.body.resolved_at).toBeNull();
     const bad = await a.as("POST", "/api/v1/alerts", { json: { kind: "party", message: "" } });
     expect(bad.status).toBe(422);
-    expect(bad.body.details.fields.map((f: { path: string }) => f.path)).toEqual(expect.arrayContaining(["kind", "message"]));
+    expect(bad.body.details.fields.map((f: { path: string }) => f.path)).toEqual(expect.arrayContaining(["body.kind", "body.message"]));
     expect((await a.as("DELETE", `/api/v1/alerts/${alert.id}`)).status).toBe(204);
   });
 });
@@ -135,9 +135,9 @@ describe("clinic isolation, from the attacker's side", () => {
     const patientA = await create(a, "/patients", { tutor_id: tutorA.id, name: "A's pet", species: "dog" });
     const [patients, visits, alerts] = [await count("patients"), await count("visits"), await count("alerts")];
     const cases: [string, unknown, string][] = [
-      ["/patients", { tutor_id: tutorA.id, name: "X", species: "cat" }, "tutor_id"],
-      ["/visits", { patient_id: patientA.id, scheduled_at: "2026-01-15T18:00:00Z" }, "patient_id"],
-      ["/alerts", { patient_id: patientA.id, kind: "custom", message: "x" }, "patient_id"],
+      ["/patients", { tutor_id: tutorA.id, name: "X", species: "cat" }, "body.tutor_id"],
+      ["/visits", { patient_id: patientA.id, scheduled_at: "2026-01-15T18:00:00Z" }, "body.patient_id"],
+      ["/alerts", { patient_id: patientA.id, kind: "custom", message: "x" }, "body.patient_id"],
     ];
     for (const [path, json, field] of cases) {
       const r = await b.as("POST", `/api/v1${path}`, { json });

@@ -14,7 +14,7 @@ export const alertView = (row: typeof alerts.$inferSelect) => recordView(row);
 
 async function assertPatient(ctx: ServiceContext, clinicId: string, patientId: string | null | undefined) {
   if (patientId && !(await patientRecords.exists(ctx, clinicId, patientId))) {
-    throw AppError.validation([{ path: "patient_id", message: "No such patient in this clinic" }]);
+    throw AppError.validation([{ path: "body.patient_id", message: "No such patient in this clinic" }]);
   }
 }
 

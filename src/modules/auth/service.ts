@@ -59,7 +59,7 @@ export async function register(ctx: ServiceContext, input: RegisterInput): Promi
   const email = normalizeEmail(input.email);
   const timezone = input.timezone ?? "UTC";
   if (!isValidTimeZone(timezone)) {
-    throw AppError.validation([{ path: "timezone", message: "Must be an IANA time zone, e.g. America/Santiago" }]);
+    throw AppError.validation([{ path: "body.timezone", message: "Must be an IANA time zone, e.g. America/Santiago" }]);
   }
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();

@@ -38,8 +38,8 @@ async function itemsOf(ctx: ServiceContext, invoiceId: string) {
 /** References must be live records of the same clinic: a 422 otherwise, never a leak. */
 async function assertReferences(ctx: ServiceContext, clinicId: string, input: { tutor_id?: string; visit_id?: string | null }) {
   const fields: FieldError[] = [];
-  if (input.tutor_id && !(await tutorRecords.exists(ctx, clinicId, input.tutor_id))) fields.push({ path: "tutor_id", message: "No such tutor in this clinic" });
-  if (input.visit_id && !(await visitRecords.exists(ctx, clinicId, input.visit_id))) fields.push({ path: "visit_id", message: "No such visit in this clinic" });
+  if (input.tutor_id && !(await tutorRecords.exists(ctx, clinicId, input.tutor_id))) fields.push({ path: "body.tutor_id", message: "No such tutor in this clinic" });
+  if (input.visit_id && !(await visitRecords.exists(ctx, clinicId, input.visit_id))) fields.push({ path: "body.visit_id", message: "No such visit in this clinic" });
   if (fields.length) throw AppError.validation(fields);
 }
 

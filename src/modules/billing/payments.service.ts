@@ -32,7 +32,7 @@ async function setPaidAmount(tx: Tx, invoice: typeof invoices.$inferSelect, paid
 export async function createPayment(ctx: ServiceContext, clinicId: string, input: CreatePaymentInput) {
   return ctx.db.transaction(async (tx) => {
     const invoice = await lockInvoice(tx, clinicId, input.invoice_id);
-    if (!invoice) throw AppError.validation([{ path: "invoice_id", message: "No such invoice in this clinic" }]);
+    if (!invoice) throw AppError.validation([{ path: "body.invoice_id", message: "No such invoice in this clinic" }]);
     if (invoice.status === "draft" || invoice.status === "void") {
       throw new AppError("INVALID_STATE_TRANSITION", `A ${invoice.status} invoice cannot take payments; emit it first`, { status: invoice.status });
     }
@@ -71,11 +71,11 @@ export function listPayments(ctx: ServiceContext, clinicId: string, timeZone: st
 export async function createRefund(ctx: ServiceContext, clinicId: string, input: CreateRefundInput) {
   return ctx.db.transaction(async (tx) => {
     const [found] = await tx.select({ invoice_id: payments.invoice_id }).from(payments).where(and(liveIn(payments, clinicId), eq(payments.id, input.payment_id)));
-    if (!found) throw AppError.validation([{ path: "payment_id", message: "No such payment in this clinic" }]);
+    if (!found) throw AppError.validation([{ path: "body.payment_id", message: "No such payment in this clinic" }]);
     // Invoice first, then payment: the same lock order as payments, so no deadlock.
     const invoice = await lockInvoice(tx, clinicId, found.invoice_id);
     const [payment] = await tx.select().from(payments).where(eq(payments.id, input.payment_id)).for("update");
-    if (!invoice || !payment) throw AppError.validation([{ path: "payment_id", message: "No such payment in this clinic" }]);
+    if (!invoice || !payment) throw AppError.validation([{ path: "body.payment_id", message: "No such payment in this clinic" }]);
     const refundable = payment.amount - payment.refunded_amount;
     if (input.amount > refundable) {
       throw new AppError("AMOUNT_EXCEEDS_BALANCE", `The amount ${input.amount} exceeds what the payment has left to refund (${refundable})`, { refundable, amount: input.amount });

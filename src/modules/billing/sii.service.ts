@@ -37,11 +37,11 @@ export async function issueTaxDocument(ctx: ServiceContext, clinicId: string, in
   let receiverRut: string | null = null;
   if (input.doc_type === 33) {
     receiverRut = input.receiver_rut ? normalizeRut(input.receiver_rut) : null;
-    if (!receiverRut) fields.push({ path: "receiver_rut", message: "A factura needs the receiver's RUT with a valid check digit" });
-    if (!input.receiver_name) fields.push({ path: "receiver_name", message: "A factura needs the receiver's name" });
+    if (!receiverRut) fields.push({ path: "body.receiver_rut", message: "A factura needs the receiver's RUT with a valid check digit" });
+    if (!input.receiver_name) fields.push({ path: "body.receiver_name", message: "A factura needs the receiver's name" });
   }
-  if (input.doc_type === 61 && !input.referenced_document_id) fields.push({ path: "referenced_document_id", message: "A nota de crédito references the document it credits" });
-  if (input.doc_type !== 61 && !input.invoice_id) fields.push({ path: "invoice_id", message: "Required for doc_type 33 and 39" });
+  if (input.doc_type === 61 && !input.referenced_document_id) fields.push({ path: "body.referenced_document_id", message: "A nota de crédito references the document it credits" });
+  if (input.doc_type !== 61 && !input.invoice_id) fields.push({ path: "body.invoice_id", message: "Required for doc_type 33 and 39" });
   if (fields.length) throw AppError.validation(fields);
 
   try {
@@ -50,15 +50,15 @@ export async function issueTaxDocument(ctx: ServiceContext, clinicId: string, in
       let source: { invoice_id: string; currency: string; net_amount: number; tax_amount: number; total_amount: number };
       if (input.doc_type === 61) {
         const [referenced] = await tx.select().from(taxDocuments).where(and(liveIn(taxDocuments, clinicId), eq(taxDocuments.id, input.referenced_document_id!)));
-        if (!referenced || referenced.doc_type === 61) throw AppError.validation([{ path: "referenced_document_id", message: "No such factura or boleta in this clinic" }]);
-        if (input.invoice_id && input.invoice_id !== referenced.invoice_id) throw AppError.validation([{ path: "invoice_id", message: "Must be the referenced document's invoice" }]);
+        if (!referenced || referenced.doc_type === 61) throw AppError.validation([{ path: "body.referenced_document_id", message: "No such factura or boleta in this clinic" }]);
+        if (input.invoice_id && input.invoice_id !== referenced.invoice_id) throw AppError.validation([{ path: "body.invoice_id", message: "Must be the referenced document's invoice" }]);
         await lockInvoice(tx, clinicId, referenced.invoice_id);
         const [credited] = await tx.select({ id: taxDocuments.id }).from(taxDocuments).where(and(liveIn(taxDocuments, clinicId), eq(taxDocuments.referenced_document_id, referenced.id)));
         if (credited) throw new AppError("CONFLICT", "This document already has a nota de crédito", { document_id: credited.id });
         source = referenced;
       } else {
         const invoice = await lockInvoice(tx, clinicId, input.invoice_id!);
-        if (!invoice) throw AppError.validation([{ path: "invoice_id", message: "No such invoice in this clinic" }]);
+        if (!invoice) throw AppError.validation([{ path: "body.invoice_id", message: "No such invoice in this clinic" }]);
         if (invoice.status !== "emitted" && invoice.status !== "paid") {
           throw new AppError("INVALID_STATE_TRANSITION", `A ${invoice.status} invoice cannot get a tax document`, { status: invoice.status });
         }

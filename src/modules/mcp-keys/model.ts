@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { StrictInteger, Timestamp, Uuid } from "../../http/common-model";
+import { DateOnly, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
 import { cursorQueryFields } from "../../http/pagination";
 
 export const Scope = t.Union([t.Literal("read"), t.Literal("query"), t.Literal("clinic_context")]);
@@ -9,7 +9,7 @@ export const CreateKeyBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 100, examples: ["Claude Desktop"] }),
   scopes: t.Array(Scope, { minItems: 1, maxItems: 3, uniqueItems: true, examples: [["read", "query"]] }),
   rate_limit_per_day: t.Optional(StrictInteger({ minimum: 1, maximum: 1_000_000, default: 1000 })),
-  expires_at: t.Optional(t.Union([t.String({ format: "date-time" }), t.Null()])),
+  expires_at: t.Optional(t.Union([Timestamp, t.Null()])),
 });
 
 export const ApiKeyModel = t.Object({
@@ -35,8 +35,8 @@ export const UsageQuery = t.Object({
   api_key_id: t.Optional(Uuid),
   tool: t.Optional(t.String({ maxLength: 100 })),
   outcome: t.Optional(t.String({ pattern: "^(ok|blocked|error|denied|rate_limited)(,(ok|blocked|error|denied|rate_limited))*$" })),
-  date_from: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" })),
-  date_to: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" })),
+  date_from: t.Optional(DateOnly),
+  date_to: t.Optional(DateOnly),
 });
 
 export const UsageRowModel = t.Object({
@@ -53,7 +53,7 @@ export const UsageRowModel = t.Object({
   created_at: Timestamp,
 });
 
-export const SummaryQuery = t.Object({ date: t.Optional(t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" })) });
+export const SummaryQuery = t.Object({ date: t.Optional(DateOnly) });
 
 export const SummaryModel = t.Object({
   date: t.String({ description: "UTC day, as quota days are" }),

@@ -41,7 +41,7 @@ async function findKey(ctx: ServiceContext, clinicId: string, id: string): Promi
 export async function createKey(ctx: ServiceContext, clinicId: string, userId: string, input: CreateKeyInput) {
   const now = ctx.clock.now();
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
-  if (expiresAt && expiresAt <= now) throw AppError.validation([{ path: "expires_at", message: "Must be in the future" }]);
+  if (expiresAt && expiresAt <= now) throw AppError.validation([{ path: "body.expires_at", message: "Must be in the future" }]);
   const secret = generateApiKey();
   const [row] = await ctx.db
     .insert(apiKeys)

@@ -15,7 +15,7 @@ export const patientView = (row: typeof patients.$inferSelect) => recordView(row
 /** A referenced tutor must be a live tutor of the same clinic; anything else is a 422, never a leak. */
 async function assertTutor(ctx: ServiceContext, clinicId: string, tutorId: string) {
   if (!(await tutorRecords.exists(ctx, clinicId, tutorId))) {
-    throw AppError.validation([{ path: "tutor_id", message: "No such tutor in this clinic" }]);
+    throw AppError.validation([{ path: "body.tutor_id", message: "No such tutor in this clinic" }]);
   }
 }
 
@@ -23,9 +23,9 @@ function assertBirthDate(ctx: ServiceContext, birthDate: string | null | undefin
   if (!birthDate) return;
   const parsed = new Date(`${birthDate}T00:00:00Z`);
   if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== birthDate) {
-    throw AppError.validation([{ path: "birth_date", message: "Not a calendar date" }]);
+    throw AppError.validation([{ path: "body.birth_date", message: "Not a calendar date" }]);
   }
-  if (birthDate > utcDay(ctx.clock.now())) throw AppError.validation([{ path: "birth_date", message: "Must not be in the future" }]);
+  if (birthDate > utcDay(ctx.clock.now())) throw AppError.validation([{ path: "body.birth_date", message: "Must not be in the future" }]);
 }
 
 export async function createPatient(ctx: ServiceContext, clinicId: string, input: CreatePatientInput) {

@@ -25,7 +25,7 @@ export const VISIT_TRANSITIONS: Record<VisitStatus, readonly VisitStatus[]> = {
 async function assertReferences(ctx: ServiceContext, clinicId: string, input: { patient_id?: string; vet_id?: string | null }) {
   const fields = [];
   if (input.patient_id && !(await patientRecords.exists(ctx, clinicId, input.patient_id))) {
-    fields.push({ path: "patient_id", message: "No such patient in this clinic" });
+    fields.push({ path: "body.patient_id", message: "No such patient in this clinic" });
   }
   if (input.vet_id) {
     const [vet] = await ctx.db
@@ -33,7 +33,7 @@ async function assertReferences(ctx: ServiceContext, clinicId: string, input: { 
       .from(users)
       .where(and(eq(users.id, input.vet_id), eq(users.clinic_id, clinicId), isNull(users.deleted_at)))
       .limit(1);
-    if (!vet) fields.push({ path: "vet_id", message: "No such user in this clinic" });
+    if (!vet) fields.push({ path: "body.vet_id", message: "No such user in this clinic" });
   }
   if (fields.length) throw AppError.validation(fields);
 }
