@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { Config } from "./config";
 import { createLifecycle, type AppContext, type AppDeps } from "./context";
 import { authGuard } from "./http/auth";
 import { apiDocs } from "./http/docs";
@@ -77,3 +78,12 @@ export function createApp(deps: AppDeps): BuiltApp {
 }
 
 export type App = BuiltApp["app"];
+
+/**
+ * The listener's options. Bun's own body limit answers a bare 413 before the app runs, so it is
+ * set far above MAX_BODY_BYTES and the app's body reader enforces the real limit (in the error
+ * envelope, with X-Request-ID), stopping as soon as a body passes it.
+ */
+export function listenerOptions(config: Config) {
+  return { port: config.port, hostname: config.host, maxRequestBodySize: Math.max(config.maxBodyBytes * 64, 64 * 1024 * 1024) };
+}

@@ -1,4 +1,4 @@
-import { createApp } from "../app";
+import { createApp, listenerOptions } from "../app";
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
@@ -14,7 +14,7 @@ export async function serve(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
   const { app, context } = createApp({ database, config, clock: systemClock, logger });
-  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes });
+  app.listen(listenerOptions(config));
   const port = app.server?.port ?? config.port;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const baseUrl = `http://${shownHost}:${port}`;

@@ -1,5 +1,6 @@
 import { Elysia, ValidationError } from "elysia";
 import { AppError, envelope, type FieldError } from "../lib/errors";
+import { loggableError } from "../lib/error-log";
 import type { Logger } from "../lib/logger";
 import { dateProblem, timestampProblem } from "../lib/time";
 import { requestState } from "./request-context";
@@ -39,15 +40,6 @@ function fieldErrors(error: ValidationError): FieldError[] {
   return fields;
 }
 
-/** An error and its causes on one line, for the log only (never sent to the client). */
-function describeError(error: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    parts.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-  }
-  return parts.join(" <- caused by ");
-}
-
 /** Turns any thrown thing into an AppError; unexpected ones become INTERNAL_ERROR. */
 export function toAppError(code: string | number, error: unknown, where: string): AppError {
   if (error instanceof AppError) return error;
@@ -73,8 +65,7 @@ export const errorHandler = (logger: Logger) =>
         request_id: state.id,
         method: request.method,
         path,
-        error: describeError(error),
-        stack: error instanceof Error ? error.stack : undefined,
+        ...loggableError(error),
       });
     }
     const headers: Record<string, string> = {
@@ -90,6 +81,22 @@ export const errorHandler = (logger: Logger) =>
     return new Response(JSON.stringify(envelope(appError, state.id)), { status: appError.status, headers });
   });
 
+/**
+ * Reads a body up to `maxBytes`, stopping as soon as more arrives: a chunked body with no
+ * Content-Length is never buffered past the cap.
+ */
+async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Refuses bytes that are not UTF-8 instead of turning them into U+FFFD. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
@@ -102,8 +109,7 @@ export const jsonBody = (maxBytes: number) =>
     const declared = Number(request.headers.get("content-length") ?? 0);
     if (declared > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes`);
     if (!contentType || contentType.startsWith("application/json")) {
-      const bytes = await request.arrayBuffer();
-      if (bytes.byteLength > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes`);
+      const bytes = await readCapped(request, maxBytes);
       let text: string;
       try {
         text = UTF8.decode(bytes);

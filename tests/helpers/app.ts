@@ -40,7 +40,7 @@ export interface TestApp extends BuiltApp {
 
 export interface RequestOptions {
   json?: unknown;
-  body?: string;
+  body?: string | Uint8Array;
   token?: string;
   headers?: Record<string, string>;
 }

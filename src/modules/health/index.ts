@@ -2,24 +2,30 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 
 /** Liveness and readiness (CONTRACT §1): `/ready` is false while draining or when the database is unreachable. */
-export const healthModule = ({ database, lifecycle }: AppContext) =>
+const UsageQueue = t.Object({
+  pending: t.Integer({ description: "Usage rows waiting for the next flush" }),
+  dropped: t.Integer({ description: "Usage rows lost since start (refused by the database, or past the queue bound)" }),
+});
+
+export const healthModule = ({ database, lifecycle, mcp }: AppContext) =>
   new Elysia({ tags: ["operations"] as never })
     .get("/health", () => ({ status: "ok" as const }), { response: t.Object({ status: t.Literal("ok") }) })
     .get(
       "/ready",
       async ({ status }) => {
-        if (lifecycle.draining) return status(503, { status: "draining" as const, database: "unknown" as const });
+        const usage_log = { pending: mcp.usage.pending, dropped: mcp.usage.dropped };
+        if (lifecycle.draining) return status(503, { status: "draining" as const, database: "unknown" as const, usage_log });
         try {
           await database.query("select 1");
-          return { status: "ready" as const, database: "ok" as const };
+          return { status: "ready" as const, database: "ok" as const, usage_log };
         } catch {
-          return status(503, { status: "unavailable" as const, database: "unreachable" as const });
+          return status(503, { status: "unavailable" as const, database: "unreachable" as const, usage_log });
         }
       },
       {
         response: {
-          200: t.Object({ status: t.Literal("ready"), database: t.Literal("ok") }),
-          503: t.Object({ status: t.String(), database: t.String() }),
+          200: t.Object({ status: t.Literal("ready"), database: t.Literal("ok"), usage_log: UsageQueue }),
+          503: t.Object({ status: t.String(), database: t.String(), usage_log: UsageQueue }),
         },
       },
     );

@@ -1,3 +1,4 @@
+import { loggableError } from "../../lib/error-log";
 import type { UsageOutcome } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { rfc3339 } from "../../lib/time";
@@ -95,7 +96,7 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
   } catch (thrown) {
     const error = thrown instanceof AppError ? thrown : new AppError("INTERNAL_ERROR", "The tool failed unexpectedly");
     if (!(thrown instanceof AppError)) {
-      runtime.deps.logger.error("tool failed", { tool: request.tool, request_id: request.requestId, error: String(thrown) });
+      runtime.deps.logger.error("tool failed", { tool: request.tool, request_id: request.requestId, ...loggableError(thrown) });
     }
     const reason = typeof error.details?.reason === "string" ? error.details.reason : error.code;
     log(error.status, outcomeOf(error), { reason });

@@ -3,6 +3,7 @@ import type { Config } from "../../config";
 import type { Database } from "../../db/client";
 import { apiKeys } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
+import { loggableError } from "../../lib/error-log";
 import type { Logger } from "../../lib/logger";
 import { ApiKeyDirectory } from "./api-keys";
 import { QuotaBook } from "./quotas";
@@ -36,12 +37,12 @@ export class McpRuntime {
   constructor(readonly deps: McpRuntimeDeps) {
     this.keys = new ApiKeyDirectory(deps.database, deps.clock);
     this.quotas = new QuotaBook(deps.database.db, deps.clock);
-    this.usage = new UsageLog(deps.database);
+    this.usage = new UsageLog(deps.database, (reason) => deps.logger.warn("usage rows dropped", { reason, dropped_total: this.usage.dropped }));
     this.registry = new ToolRegistry(deps.tools);
     // Without the listener the key cache stays off (every call reads the key), so `ready` never fails.
-    this.ready = this.keys.start().catch((error) => deps.logger.error("api key listener failed; key cache disabled", { error: String(error) }));
+    this.ready = this.keys.start().catch((error) => deps.logger.error("api key listener failed; key cache disabled", loggableError(error)));
     this.timer = setInterval(() => {
-      this.flush().catch((error) => deps.logger.error("mcp flush failed", { error: String(error) }));
+      this.flush().catch((error) => deps.logger.error("mcp flush failed", loggableError(error)));
     }, deps.config.quotaFlushMs);
     this.timer.unref?.();
   }
@@ -60,7 +61,12 @@ export class McpRuntime {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.flush();
+    try {
+      await this.flush();
+    } catch (error) {
+      // Shutdown goes on: the database still closes. What was not written is said by count only.
+      this.deps.logger.error("final mcp flush failed; unwritten usage rows are lost", { unwritten_rows: this.usage.pending, ...loggableError(error) });
+    }
     await this.keys.stop();
   }
 

@@ -1,3 +1,4 @@
+import { exactInteger } from "../../../lib/money";
 import { t } from "elysia";
 import { MINUTE } from "../../../lib/clock";
 import { addDays, dayInZone, rfc3339, startOfDayInZone } from "../../../lib/time";
@@ -41,11 +42,11 @@ export async function computeClinicContext({ database, clock, key }: ToolContext
   const [row] = await database.query<Record<string, string | number>>(FIGURES_SQL, [key.clinicId, from.toISOString(), to.toISOString()]);
   return {
     clinic_id: key.clinicId,
-    revenue_today: Number(row!.revenue_today),
-    visits_today: Number(row!.visits_today),
-    avg_ticket: Number(row!.avg_ticket),
-    new_tutors_today: Number(row!.new_tutors_today),
-    active_alerts: Number(row!.active_alerts),
+    revenue_today: exactInteger(row!.revenue_today!),
+    visits_today: exactInteger(row!.visits_today!),
+    avg_ticket: exactInteger(row!.avg_ticket!),
+    new_tutors_today: exactInteger(row!.new_tutors_today!),
+    active_alerts: exactInteger(row!.active_alerts!),
     currency: key.clinicCurrency,
     as_of: rfc3339(now),
   };
