@@ -22,19 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const entry = (key: CreatedKey, clinicId: string, overrides: Partial<Parameters<UsageLog["record"]>[0]> = {}) => ({
-  clinicId,
-  apiKeyId: key.id,
-  tool: "query_database",
-  statusCode: 200,
-  outcome: "ok" as const,
-  sqlText: "select 1",
-  durationMs: 1,
-  requestId: null,
-  at: t.clock.now(),
-  ...overrides,
-});
-
 describe("storable text", () => {
   test("NUL stays visible, lone surrogates become U+FFFD, and a cut never splits a pair", () => {
     expect(storableText("a\u0000b", 10)).toBe("a\u2400b");
