@@ -85,5 +85,7 @@ export type App = BuiltApp["app"];
  * envelope, with X-Request-ID), stopping as soon as a body passes it.
  */
 export function listenerOptions(config: Config) {
-  return { port: config.port, hostname: config.host, maxRequestBodySize: Math.max(config.maxBodyBytes * 64, 64 * 1024 * 1024) };
+  // reusePort off: a second process on the same port must fail to start, not share the port
+  // (two processes with different in-memory state would answer the same clients).
+  return { port: config.port, hostname: config.host, reusePort: false, maxRequestBodySize: Math.max(config.maxBodyBytes * 64, 64 * 1024 * 1024) };
 }

@@ -4,6 +4,7 @@ import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { serve } from "./serve";
+import { MigrationFailedError } from "./startup-errors";
 
 const HELP = `vet-clinic ${pkg.version}: practice management for small veterinary clinics
 
@@ -28,7 +29,9 @@ async function withDatabase<T>(work: (database: Awaited<ReturnType<typeof openDa
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    await database.migrate();
+    await database.migrate().catch((error) => {
+      throw new MigrationFailedError(database.location, error);
+    });
     return await work(database);
   } finally {
     await database.close();

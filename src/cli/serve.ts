@@ -3,6 +3,7 @@ import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { createLogger } from "../lib/logger";
+import { MigrationFailedError } from "./startup-errors";
 
 /** How long shutdown waits for in-flight requests before closing anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -12,9 +13,18 @@ export async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await database.migrate();
+  await database.migrate().catch(async (error) => {
+    await database.close().catch(() => {});
+    throw new MigrationFailedError(database.location, error);
+  });
   const { app, context } = createApp({ database, config, clock: systemClock, logger });
-  app.listen(listenerOptions(config));
+  try {
+    app.listen(listenerOptions(config));
+  } catch (error) {
+    await context.lifecycle.beforeClose().catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
+  }
   const port = app.server?.port ?? config.port;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const baseUrl = `http://${shownHost}:${port}`;

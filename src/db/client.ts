@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { lockDataDir } from "./data-dir-lock";
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -29,10 +30,11 @@ export interface Database {
   /** Runs raw SQL and returns its rows (the drivers disagree on result shapes). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /**
-   * Subscribes to a NOTIFY channel; resolves to an unsubscribe function. `onSubscribed` runs on
-   * every (re)subscription: notices sent while a connection was down are lost.
+   * Subscribes to a NOTIFY channel on a connection of its own. `onSubscribed` runs on every
+   * (re)subscription and `onDisconnected` as soon as that connection is lost (notices sent while
+   * it is down are lost; it reconnects by itself). Resolves once subscribed.
    */
-  listen(channel: string, onMessage: (payload: string) => void, onSubscribed?: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, handlers: ListenHandlers): Promise<Subscription>;
   notify(channel: string, payload: string): Promise<void>;
   /**
    * Runs the statements in order in one READ ONLY transaction on one connection, sent together
@@ -42,6 +44,18 @@ export interface Database {
   close(): Promise<void>;
   /** PGlite only: a copy of the data directory, used to clone migrated test databases fast. */
   dumpDataDir?(): Promise<Blob | File>;
+}
+
+export interface ListenHandlers {
+  onMessage(payload: string): void;
+  onSubscribed?(): void;
+  onDisconnected?(): void;
+}
+
+export interface Subscription {
+  /** The listening connection's application_name (PostgreSQL), so operators and tests can find it. */
+  connectionName: string;
+  stop(): Promise<void>;
 }
 
 /**
@@ -75,7 +89,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (!url) {
     const dir = join(options.dataDir, "pg");
     mkdirSync(dir, { recursive: true });
-    return openPglite(new PGlite(dir, await pgliteAssets()), "embedded", `embedded PGlite in ${resolve(dir)}`);
+    const lock = lockDataDir(options.dataDir);
+    try {
+      const database = await openPglite(new PGlite(dir, await pgliteAssets()), "embedded", `embedded PGlite in ${resolve(dir)}`);
+      const close = database.close;
+      return Object.assign(database, {
+        async close() {
+          try {
+            await close();
+          } finally {
+            lock.release();
+          }
+        },
+      });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
   }
   if (url === "memory://") {
     const client = new PGlite({ ...(await pgliteAssets()), ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
@@ -97,10 +127,11 @@ async function openPglite(client: PGlite, kind: DatabaseKind, location: string):
       const result = await client.query(text, params);
       return result.rows as T[];
     },
-    async listen(channel, onMessage, onSubscribed) {
-      const unsubscribe = await client.listen(channel, onMessage);
-      onSubscribed?.();
-      return async () => unsubscribe();
+    async listen(channel, handlers) {
+      // In process: the subscription cannot be lost.
+      const unsubscribe = await client.listen(channel, handlers.onMessage);
+      handlers.onSubscribed?.();
+      return { connectionName: "pglite", stop: async () => unsubscribe() };
     },
     async notify(channel, payload) {
       await client.query("select pg_notify($1, $2)", [channel, payload]);
@@ -119,6 +150,56 @@ export function redactUrl(url: string): string {
   } catch {
     return "postgres://…";
   }
+}
+
+const LISTEN_RETRY_MS = 500;
+let listenerCount = 0;
+
+/**
+ * LISTEN on a dedicated connection that reports its loss at once: postgres.js's own `listen`
+ * resubscribes silently, so a caller could not know that notices were being missed meanwhile.
+ */
+async function listenPostgres(url: string, channel: string, handlers: ListenHandlers): Promise<Subscription> {
+  const connectionName = `vet-clinic-listener-${process.pid}-${++listenerCount}`;
+  let stopped = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const connection = postgres(url, {
+    max: 1,
+    idle_timeout: null,
+    max_lifetime: null,
+    fetch_types: false,
+    onnotice: () => {},
+    connection: { application_name: connectionName },
+    onnotify: (name: string, payload: string) => {
+      if (name === channel) handlers.onMessage(payload);
+    },
+    onclose: () => {
+      if (stopped) return;
+      handlers.onDisconnected?.();
+      scheduleSubscribe();
+    },
+  } as unknown as postgres.Options<{}>);
+  const subscribe = async () => {
+    await connection.unsafe(`listen "${channel.replaceAll('"', '""')}"`);
+    handlers.onSubscribed?.();
+  };
+  const scheduleSubscribe = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      subscribe().catch(() => scheduleSubscribe());
+    }, LISTEN_RETRY_MS);
+    retry.unref?.();
+  };
+  await subscribe();
+  return {
+    connectionName,
+    async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      await connection.end({ timeout: 1 }).catch(() => {});
+    },
+  };
 }
 
 /** Pooled connections are replaced after this long, which also bounds what each one has prepared. */
@@ -156,10 +237,7 @@ async function openPostgres(url: string): Promise<Database> {
     async query<T>(text: string, params: unknown[] = []) {
       return (await client.unsafe(text, params as never[])) as unknown as T[];
     },
-    async listen(channel, onMessage, onSubscribed) {
-      const { unlisten } = await client.listen(channel, onMessage, onSubscribed);
-      return unlisten;
-    },
+    listen: (channel, handlers) => listenPostgres(url, channel, handlers),
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },

@@ -1,6 +1,6 @@
 import { Elysia, ValidationError } from "elysia";
 import { AppError, envelope, type FieldError } from "../lib/errors";
-import { loggableError } from "../lib/error-log";
+import { isConnectionError, loggableError } from "../lib/error-log";
 import type { Logger } from "../lib/logger";
 import { dateProblem, timestampProblem } from "../lib/time";
 import { requestState } from "./request-context";
@@ -52,6 +52,7 @@ export function toAppError(code: string | number, error: unknown, where: string)
   if (code === "PARSE") return new AppError("INVALID_JSON", "The request body is not valid JSON");
   if (code === "NOT_FOUND") return new AppError("NOT_FOUND", `No route for ${where}`);
   if (code === "INVALID_COOKIE_SIGNATURE") return new AppError("INVALID_TOKEN", "The cookie is not valid");
+  if (isConnectionError(error)) return AppError.unavailable();
   return new AppError("INTERNAL_ERROR", "An unexpected error occurred");
 }
 
@@ -60,6 +61,9 @@ export const errorHandler = (logger: Logger) =>
   new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, set, path }) => {
     const state = requestState(request);
     const appError = toAppError(code, error, `${request.method} ${path}`);
+    if (appError.code === "SERVICE_UNAVAILABLE") {
+      logger.warn("database unavailable", { request_id: state.id, method: request.method, path, ...loggableError(error) });
+    }
     if (appError.code === "INTERNAL_ERROR") {
       logger.error("unhandled error", {
         request_id: state.id,

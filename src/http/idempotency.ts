@@ -23,21 +23,28 @@ function canonical(value: unknown): string {
 
 type Claim = { kind: "claimed" } | { kind: "replay"; body: unknown };
 
-/** Claims `key` for this request, atomically on both databases (insert … on conflict do nothing). */
-async function claim(db: Db, clock: Clock, clinicId: string, key: string, method: string, path: string, fingerprint: string): Promise<Claim> {
+/**
+ * Claims `key` for this request inside the transaction `tx` that will also do the write. The
+ * claim is invisible until that transaction commits, so a process that dies mid-request leaves
+ * nothing behind (its transaction rolls back) and the client's retry runs fresh; a concurrent
+ * duplicate waits on the key's unique index until the first commits, then replays it.
+ */
+async function claim(tx: Db, clock: Clock, clinicId: string, key: string, method: string, path: string, fingerprint: string): Promise<Claim> {
   const now = clock.now();
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db
+    const inserted = await tx
       .insert(idempotencyKeys)
       .values({ clinic_id: clinicId, key, method, path, request_hash: fingerprint, state: "in_progress", created_at: now, expires_at: new Date(now.getTime() + KEY_TTL_MS) })
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key });
     if (inserted.length) return { kind: "claimed" };
-    const [existing] = await db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.clinic_id, clinicId), eq(idempotencyKeys.key, key)));
-    if (!existing) continue; // released in between: claim again
+    const [existing] = await tx.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.clinic_id, clinicId), eq(idempotencyKeys.key, key)));
+    if (!existing) continue; // rolled back in between: claim again
+    // Claims committed as in_progress come only from versions that claimed outside the write's
+    // transaction; one that old belongs to a request that died.
     const abandoned = existing.state === "in_progress" && now.getTime() - existing.created_at.getTime() > ABANDONED_AFTER_MS;
     if (existing.expires_at <= now || abandoned) {
-      await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clinic_id, clinicId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.created_at, existing.created_at)));
+      await tx.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clinic_id, clinicId), eq(idempotencyKeys.key, key), eq(idempotencyKeys.created_at, existing.created_at)));
       continue;
     }
     if (existing.request_hash !== fingerprint) {
@@ -68,23 +75,19 @@ export const idempotency = ({ db, clock }: { db: Db; clock: Clock }) =>
       // Expired keys are purged as keys are used, so the table holds about a day of keys.
       await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.clinic_id, clinicId), lte(idempotencyKeys.expires_at, clock.now())));
       const fingerprint = sha256Hex(`${request.method} ${path}\n${canonical(body)}`);
-      const claimed = await claim(db, clock, clinicId, normalizedKey, request.method, path, fingerprint);
-      if (claimed.kind === "replay") {
-        set.headers["idempotent-replayed"] = "true";
-        return status(200, claimed.body as T);
-      }
       const where = and(eq(idempotencyKeys.clinic_id, clinicId), eq(idempotencyKeys.key, normalizedKey));
-      let result: T;
-      try {
-        result = await db.transaction(async (tx) => {
-          const fresh = await run(tx);
-          await tx.update(idempotencyKeys).set({ state: "completed", response_status: freshStatus, response_body: fresh as object }).where(where);
-          return fresh;
-        });
-      } catch (error) {
-        await db.delete(idempotencyKeys).where(where);
-        throw error;
+      const outcome = await db.transaction(async (tx) => {
+        const claimed = await claim(tx, clock, clinicId, normalizedKey, request.method, path, fingerprint);
+        if (claimed.kind === "replay") return claimed;
+        const fresh = await run(tx);
+        await tx.update(idempotencyKeys).set({ state: "completed", response_status: freshStatus, response_body: fresh as object }).where(where);
+        return { kind: "fresh" as const, body: fresh };
+      });
+      if (outcome.kind === "replay") {
+        set.headers["idempotent-replayed"] = "true";
+        return status(200, outcome.body as T);
       }
+      const result = outcome.body;
       return status(freshStatus, result);
     },
   }));

@@ -39,9 +39,12 @@ function framesOnly(stack: string | undefined): string | undefined {
 /** SQLSTATE classes that say the database could not be reached, not that a row was wrong. */
 export function isConnectionError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    // PGlite closed or not yet ready has no code of its own.
+    if (e instanceof Error && /PGlite is closed|PGlite failed to initialize|not ready/i.test(e.message)) return true;
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string") {
-      if (/^(08|57P|53)/.test(code) || ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "EPIPE"].includes(code)) return true;
+      // 55000 is also "database … is not currently accepting connections".
+      if (/^(08|57P|53|3D000|55000)/.test(code) || ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "EPIPE"].includes(code)) return true;
       if (/^[0-9A-Z]{5}$/.test(code)) return false;
     }
   }

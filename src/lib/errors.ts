@@ -42,6 +42,9 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** What a 503 tells clients to wait: about how long a database restart or failover takes. */
+export const RETRY_UNAVAILABLE_AFTER_SECONDS = 5;
+
 export interface FieldError {
   path: string;
   message: string;
@@ -66,6 +69,11 @@ export class AppError extends Error {
 
   static notFound(what: string, id?: string): AppError {
     return new AppError("NOT_FOUND", id ? `${what} ${id} not found` : `${what} not found`);
+  }
+
+  /** The database cannot be reached: the client should retry after a few seconds. */
+  static unavailable(): AppError {
+    return new AppError("SERVICE_UNAVAILABLE", "The database is unavailable; retry shortly", undefined, { "retry-after": String(RETRY_UNAVAILABLE_AFTER_SECONDS) });
   }
 
   static validation(fields: FieldError[], message = "The request is not valid"): AppError {

@@ -55,7 +55,7 @@ describe("rows the database refuses", () => {
     const database = await createTestDatabase();
     try {
       const lines: string[] = [];
-      const log = new UsageLog(database, (reason) => lines.push(reason));
+      const log = new UsageLog((reason) => lines.push(reason));
       const goodBefore = await database.query<{ n: number }>("select count(*)::int as n from mcp_usage_log");
       const clinic = await database.query<{ id: string }>(
         "insert into clinics (id, name, timezone, currency, tax_rate_bps, plan, created_at, updated_at) values ($1, 'C', 'UTC', 'CLP', 1900, 'standard', now(), now()) returning id",
@@ -72,7 +72,7 @@ describe("rows the database refuses", () => {
       // A duration past the column's integer range: the database refuses this row in any form.
       log.record({ ...good, durationMs: 1e12, sqlText: "select 'secret-refused-row'" });
       log.record({ ...good, sqlText: "select 'secret-good-2'" });
-      await log.flush();
+      await database.db.transaction((tx) => log.insert(tx, log.take()));
       const rows = await database.query<{ tool: string; sql_text: string | null }>("select tool, sql_text from mcp_usage_log order by created_at, id");
       expect(rows.length - goodBefore[0]!.n).toBe(3);
       expect(rows.map((r) => r.sql_text)).toContain("select '\u2400' -- \ufffd");

@@ -54,7 +54,7 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
       async ({ actor, query }) => {
         const page = paginator.cursorRequest(query, USAGE_LIST);
         // This instance's queued rows first, so a caller reads its own calls.
-        await mcp.usage.flush();
+        await mcp.flush();
         const rows = await keys.listUsage(services, actor.clinicId, actor.clinic.timezone, query, page);
         return paginator.cursorPage(rows, page, USAGE_LIST, keys.usageView);
       },

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
-import type { Database } from "../../db/client";
+import type { Database, Subscription } from "../../db/client";
+import { silentLogger, type Logger } from "../../lib/logger";
 import { apiKeys, clinics, type ApiKeyScope, type Plan } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
 import { randomAlphanumeric, sha256Hex } from "../../lib/crypto";
@@ -45,36 +46,69 @@ const CACHE_TTL_MS = 60_000;
 export class ApiKeyDirectory {
   private readonly byHash = new Map<string, { principal: KeyPrincipal; cachedAt: number }>();
   private readonly hashById = new Map<string, string>();
-  private unlisten: (() => Promise<void>) | undefined;
-  /** The cache is used only while eviction notices can reach this instance. */
+  private subscription: Subscription | undefined;
+  /**
+   * The cache is used only while eviction notices can reach this instance: from a subscription
+   * until its connection is lost. Both events empty the cache, so an entry is never older than
+   * the current subscription.
+   */
   private listening = false;
   private readonly echoWaiters = new Map<string, () => void>();
+  private listeningWaiters: (() => void)[] = [];
 
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
+    private readonly logger: Logger = silentLogger,
   ) {}
 
   async start(): Promise<void> {
-    this.unlisten = await this.database.listen(
-      KEY_CHANGES_CHANNEL,
-      (payload) => {
+    this.subscription = await this.database.listen(KEY_CHANGES_CHANNEL, {
+      onMessage: (payload) => {
         const [keyId, nonce] = payload.split(":");
         if (keyId) this.evictLocal(keyId);
         if (nonce) this.echoWaiters.get(nonce)?.();
       },
-      () => {
-        // (Re)subscribed: anything announced while disconnected is unknown, so start afresh.
-        this.byHash.clear();
-        this.hashById.clear();
+      onSubscribed: () => {
+        // Anything announced while disconnected is unknown, so start afresh.
+        this.clearCache();
+        if (!this.listening) this.logger.info("api key cache on: key change listener subscribed");
         this.listening = true;
+        for (const resolve of this.listeningWaiters.splice(0)) resolve();
       },
-    );
+      onDisconnected: () => {
+        if (!this.listening) return;
+        this.listening = false;
+        this.clearCache();
+        this.logger.warn("api key cache off: key change listener disconnected; every call reads its key until it reconnects");
+      },
+    });
+  }
+
+  /** Whether calls may be answered from the cache (false while the listener is down). */
+  get cacheActive(): boolean {
+    return this.listening;
+  }
+
+  /** The listening connection's name (PostgreSQL application_name). */
+  get listenerName(): string | undefined {
+    return this.subscription?.connectionName;
+  }
+
+  /** Resolves when the listener is subscribed (at once if it is). */
+  whenListening(): Promise<void> {
+    if (this.listening) return Promise.resolve();
+    return new Promise((resolve) => this.listeningWaiters.push(resolve));
   }
 
   async stop(): Promise<void> {
     this.listening = false;
-    await this.unlisten?.().catch(() => {});
+    await this.subscription?.stop().catch(() => {});
+  }
+
+  private clearCache(): void {
+    this.byHash.clear();
+    this.hashById.clear();
   }
 
   /** Resolves a Bearer value to its key, or throws the contract's 401. */

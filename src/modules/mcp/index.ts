@@ -2,7 +2,8 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses } from "../../http/common-model";
 import { requestState } from "../../http/request-context";
-import { AppError } from "../../lib/errors";
+import { isConnectionError } from "../../lib/error-log";
+import { AppError, envelope } from "../../lib/errors";
 import { invokeTool, quotaHeaders } from "./invoke";
 import { assertOriginAllowed, handleMcpRequest } from "./protocol";
 import { nextUtcMidnight } from "../../lib/time";
@@ -17,6 +18,17 @@ const ToolInfo = t.Object({
 });
 
 /** The MCP surface (CONTRACT §9): per-clinic API keys, tool invocation, and real MCP at POST /mcp. */
+/** An outage answered as JSON-RPC (the client speaks it), with the REST envelope as its data. */
+function unavailableJsonRpc(body: unknown, requestId: string): Response {
+  const error = AppError.unavailable();
+  const id = body && typeof body === "object" && "id" in body ? (body as { id: unknown }).id : null;
+  const payload = { jsonrpc: "2.0", id: id ?? null, error: { code: -32000, message: error.message, data: envelope(error, requestId) } };
+  return new Response(JSON.stringify(payload), {
+    status: 503,
+    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId, ...error.headers },
+  });
+}
+
 export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
   new Elysia({ prefix: "/mcp", tags: ["mcp"] as never })
     .get(
@@ -69,7 +81,13 @@ export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
       "/",
       async ({ request, body }) => {
         assertOriginAllowed(request, config.mcpAllowedOrigins);
-        return handleMcpRequest(mcp, request, body, requestState(request).id);
+        const requestId = requestState(request).id;
+        try {
+          return await handleMcpRequest(mcp, request, body, requestId);
+        } catch (error) {
+          if (!(error instanceof AppError) && isConnectionError(error)) return unavailableJsonRpc(body, requestId);
+          throw error;
+        }
       },
       { body: t.Unknown(), detail: { summary: "Model Context Protocol (Streamable HTTP, stateless, JSON responses)" } },
     )

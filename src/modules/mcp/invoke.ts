@@ -1,4 +1,4 @@
-import { loggableError } from "../../lib/error-log";
+import { isConnectionError, loggableError } from "../../lib/error-log";
 import type { UsageOutcome } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { rfc3339 } from "../../lib/time";
@@ -94,8 +94,9 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
     log(200, "ok", { rowsReturned: run.rowsReturned });
     return { ok: true, status: 200, headers, result: run.result, key };
   } catch (thrown) {
-    const error = thrown instanceof AppError ? thrown : new AppError("INTERNAL_ERROR", "The tool failed unexpectedly");
-    if (!(thrown instanceof AppError)) {
+    const unavailable = !(thrown instanceof AppError) && isConnectionError(thrown);
+    const error = thrown instanceof AppError ? thrown : unavailable ? AppError.unavailable() : new AppError("INTERNAL_ERROR", "The tool failed unexpectedly");
+    if (!(thrown instanceof AppError) && !unavailable) {
       runtime.deps.logger.error("tool failed", { tool: request.tool, request_id: request.requestId, ...loggableError(thrown) });
     }
     const reason = typeof error.details?.reason === "string" ? error.details.reason : error.code;

@@ -26,11 +26,15 @@ export type QuotaDecision =
  * any concurrency. Counts reach the database as deltas (`count = count + delta`), and each
  * flush adopts the database total, so instances sharing a database converge.
  */
+export interface QuotaDelta {
+  counter: DayCounter;
+  delta: number;
+}
+
 export class QuotaBook {
   private readonly counters = new Map<string, DayCounter>();
   private readonly loading = new Map<string, Promise<void>>();
   private readonly burst = new SlidingWindowLog(60_000);
-  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -90,26 +94,37 @@ export class QuotaBook {
     return counter ? counter.base + counter.pending : 0;
   }
 
-  /** Writes pending deltas and adopts the database totals. Concurrent calls share one flush. */
-  flush(): Promise<void> {
-    this.flushing ??= this.flushOnce().finally(() => (this.flushing = undefined));
-    return this.flushing;
+  /** The deltas a flush will write: each counter's pending calls at this moment. */
+  takeDeltas(): QuotaDelta[] {
+    return [...this.counters.values()].filter((c) => c.pending > 0).map((counter) => ({ counter, delta: counter.pending }));
   }
 
-  private async flushOnce(): Promise<void> {
-    const today = utcDay(this.clock.now());
-    for (const counter of [...this.counters.values()]) {
-      const delta = counter.pending;
-      if (delta === 0) continue;
-      const [row] = await this.db
+  /** Adds the deltas to the database totals inside `tx` (the flush's transaction); returns the new totals. */
+  async writeDeltas(tx: Db, deltas: QuotaDelta[]): Promise<number[]> {
+    const totals: number[] = [];
+    for (const { counter, delta } of deltas) {
+      const [row] = await tx
         .insert(quotaCounters)
         .values({ api_key_id: counter.keyId, day: counter.day, count: delta })
         .onConflictDoUpdate({ target: [quotaCounters.api_key_id, quotaCounters.day], set: { count: sql`${quotaCounters.count} + ${delta}` } })
         .returning({ count: quotaCounters.count });
-      // Calls admitted during the await stay pending; the flushed ones are now in the total.
-      counter.pending -= delta;
-      counter.base = row!.count;
+      totals.push(row!.count);
     }
+    return totals;
+  }
+
+  /** After the flush's transaction committed: the written calls are now in the totals. */
+  committed(deltas: QuotaDelta[], totals: number[]): void {
+    deltas.forEach(({ counter, delta }, index) => {
+      // Calls admitted while the flush ran stay pending for the next one.
+      counter.pending -= delta;
+      counter.base = totals[index]!;
+    });
+  }
+
+  /** Adopts the database totals of idle counters (other instances' calls) and forgets past days. */
+  async adoptTotals(): Promise<void> {
+    const today = utcDay(this.clock.now());
     const idle = [...this.counters.values()].filter((c) => c.day === today && c.pending === 0);
     if (idle.length) {
       const rows = await this.db

@@ -33,11 +33,12 @@ export class McpRuntime {
   private readonly usedSinceFlush = new Map<string, Date>();
   private readonly lastUsedWritten = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
+  private flushing: Promise<void> | undefined;
 
   constructor(readonly deps: McpRuntimeDeps) {
-    this.keys = new ApiKeyDirectory(deps.database, deps.clock);
+    this.keys = new ApiKeyDirectory(deps.database, deps.clock, deps.logger);
     this.quotas = new QuotaBook(deps.database.db, deps.clock);
-    this.usage = new UsageLog(deps.database, (reason) => deps.logger.warn("usage rows dropped", { reason, dropped_total: this.usage.dropped }));
+    this.usage = new UsageLog((reason) => deps.logger.warn("usage rows dropped", { reason, dropped_total: this.usage.dropped }));
     this.registry = new ToolRegistry(deps.tools);
     // Without the listener the key cache stays off (every call reads the key), so `ready` never fails.
     this.ready = this.keys.start().catch((error) => deps.logger.error("api key listener failed; key cache disabled", loggableError(error)));
@@ -52,9 +53,35 @@ export class McpRuntime {
     this.usedSinceFlush.set(keyId, this.deps.clock.now());
   }
 
-  async flush(): Promise<void> {
-    await this.quotas.flush();
-    await this.usage.flush();
+  /** Writes quota counts and usage rows; concurrent calls share one flush. */
+  flush(): Promise<void> {
+    this.flushing ??= this.flushOnce().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  /**
+   * Each round writes the pending quota deltas and a batch of usage rows in ONE transaction, so
+   * a crash (even SIGKILL) loses both or neither and the two never disagree.
+   */
+  private async flushOnce(): Promise<void> {
+    do {
+      const deltas = this.quotas.takeDeltas();
+      const rows = this.usage.take();
+      if (!deltas.length && !rows.length) break;
+      let totals: number[];
+      try {
+        totals = await this.deps.database.db.transaction(async (tx) => {
+          const written = await this.quotas.writeDeltas(tx, deltas);
+          await this.usage.insert(tx, rows);
+          return written;
+        });
+      } catch (error) {
+        this.usage.putBack(rows);
+        throw error;
+      }
+      this.quotas.committed(deltas, totals);
+    } while (this.usage.pending > 0);
+    await this.quotas.adoptTotals();
     await this.writeLastUsed();
   }
 

@@ -1,4 +1,5 @@
-import type { Database } from "../../db/client";
+import { sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
 import { mcpUsageLog, type UsageOutcome } from "../../db/schema";
 import { newId } from "../../lib/crypto";
 import { isConnectionError } from "../../lib/error-log";
@@ -16,8 +17,9 @@ export const USAGE_QUEUE_LIMIT = 100_000;
  * One JSON parameter per batch: PostgreSQL expands it with json_populate_recordset, which is
  * far cheaper than binding a dozen parameters per row (PGlite runs on the request thread).
  */
-const INSERT_BATCH = `insert into mcp_usage_log
-  select * from json_populate_recordset(null::mcp_usage_log, $1::json)`;
+async function insertRows(db: Db, rows: UsageRow[]): Promise<void> {
+  await db.execute(sql`insert into mcp_usage_log select * from json_populate_recordset(null::mcp_usage_log, ${JSON.stringify(rows)}::json)`);
+}
 
 /**
  * Text as the usage log can always store it: NUL shown as U+2400 (␀) and lone surrogates as
@@ -51,22 +53,19 @@ export interface UsageEntry {
 }
 
 /**
- * The usage log is written in batches off the request path: `record` only queues, `flush`
- * (on a timer and at shutdown) inserts. A batch the database refuses is split until the row it
+ * The usage log is written in batches off the request path: `record` only queues, and the
+ * runtime's flush (on a timer and at shutdown) inserts, in the same transaction as the quota
+ * counts of the same calls. A batch the database refuses is split until the row it
  * refuses is found; that row is stored without its statement text or, failing that, dropped and
  * counted, so one bad row never holds back the others. A batch that fails because the database
  * cannot be reached is put back whole and retried.
  */
 export class UsageLog {
   private queue: UsageRow[] = [];
-  private flushing: Promise<void> | undefined;
   /** Rows lost: refused by the database even in their safe form, or past USAGE_QUEUE_LIMIT. */
   dropped = 0;
 
-  constructor(
-    private readonly database: Database,
-    private readonly onDropped: (reason: string) => void = () => {},
-  ) {}
+  constructor(private readonly onDropped: (reason: string) => void = () => {}) {}
 
   record(entry: UsageEntry): void {
     if (this.queue.length >= USAGE_QUEUE_LIMIT) {
@@ -93,48 +92,41 @@ export class UsageLog {
     return this.queue.length;
   }
 
-  flush(): Promise<void> {
-    this.flushing ??= this.drain().finally(() => (this.flushing = undefined));
-    return this.flushing;
+  /** Takes up to one batch of queued rows for a flush; `putBack` returns them if it fails. */
+  take(): UsageRow[] {
+    return this.queue.splice(0, BATCH_SIZE);
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, BATCH_SIZE);
-      try {
-        await this.insertIsolating(batch);
-      } catch (error) {
-        this.queue.unshift(...batch);
-        throw error;
-      }
-    }
+  putBack(rows: UsageRow[]): void {
+    this.queue.unshift(...rows);
   }
 
-  /** Inserts `rows`; on a refusal that is about the rows (not the connection), halves and retries. */
-  private async insertIsolating(rows: UsageRow[]): Promise<void> {
+  /**
+   * Inserts `rows` inside `tx` (the flush's transaction). A refusal that is about the rows, not
+   * the connection, is isolated by halving, each attempt in a savepoint so the transaction
+   * survives it.
+   */
+  async insert(tx: Db, rows: UsageRow[]): Promise<void> {
+    if (!rows.length) return;
     try {
-      await this.insert(rows);
+      await tx.transaction((savepoint) => insertRows(savepoint, rows));
       return;
     } catch (error) {
       if (isConnectionError(error)) throw error;
       if (rows.length > 1) {
         const middle = Math.ceil(rows.length / 2);
-        await this.insertIsolating(rows.slice(0, middle));
-        await this.insertIsolating(rows.slice(middle));
+        await this.insert(tx, rows.slice(0, middle));
+        await this.insert(tx, rows.slice(middle));
         return;
       }
     }
     const [row] = rows as [UsageRow];
     try {
-      await this.insert([{ ...row, tool: "(unstorable)", sql_text: null, reason: "unstorable usage row" }]);
+      await tx.transaction((savepoint) => insertRows(savepoint, [{ ...row, tool: "(unstorable)", sql_text: null, reason: "unstorable usage row" }]));
     } catch (error) {
       if (isConnectionError(error)) throw error;
       this.drop("usage row refused by the database");
     }
-  }
-
-  private async insert(rows: UsageRow[]): Promise<void> {
-    await this.database.query(INSERT_BATCH, [JSON.stringify(rows)]);
   }
 
   private drop(reason: string): void {
