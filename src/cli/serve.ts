@@ -18,6 +18,27 @@ export async function serve(): Promise<void> {
     throw new MigrationFailedError(database.location, error);
   });
   const { app, context } = createApp({ database, config, clock: systemClock, logger });
+  // Installed before listening, so a signal that arrives as soon as "listening" is printed is handled.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    context.lifecycle.draining = true;
+    logger.announce("shutting down", { signal });
+    // Stop accepting and let in-flight requests finish (bounded), then flush and close.
+    const drained = app.server ? app.stop(false).then(() => true) : Promise.resolve(true);
+    const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), DRAIN_TIMEOUT_MS).unref());
+    if (!(await Promise.race([drained, timedOut]))) {
+      logger.warn("in-flight requests did not finish in time; closing", { timeout_ms: DRAIN_TIMEOUT_MS });
+      await app.stop(true);
+    }
+    await context.lifecycle.beforeClose();
+    await database.close();
+    logger.announce("stopped", { signal });
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
   try {
     app.listen(listenerOptions(config));
   } catch (error) {
@@ -37,24 +58,4 @@ export async function serve(): Promise<void> {
     data: database.location,
   });
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    context.lifecycle.draining = true;
-    logger.announce("shutting down", { signal });
-    // Stop accepting and let in-flight requests finish (bounded), then flush and close.
-    const drained = app.stop(false).then(() => true);
-    const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), DRAIN_TIMEOUT_MS).unref());
-    if (!(await Promise.race([drained, timedOut]))) {
-      logger.warn("in-flight requests did not finish in time; closing", { timeout_ms: DRAIN_TIMEOUT_MS });
-      await app.stop(true);
-    }
-    await context.lifecycle.beforeClose();
-    await database.close();
-    logger.announce("stopped", { signal });
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
 }

@@ -41,16 +41,16 @@ export function describeStartupError(error: unknown, env: Record<string, string 
   const url = env.DATABASE_URL?.trim();
   const where = url && url !== "memory://" ? `PostgreSQL at ${redactUrl(url)}` : `the data directory ${dataDir}`;
   if (error instanceof DataDirLockedError) return error.message;
-  if (error instanceof MigrationFailedError) return `${error.message}: ${messageOf(error.cause)}`;
   const code = errnoCode(error);
+  if (url && url !== "memory://" && (isConnectionError(error) || code === "ECONNREFUSED" || code === "ENOTFOUND")) {
+    return `${where} cannot be reached: ${messageOf(error instanceof MigrationFailedError ? error.cause : error)}`;
+  }
+  if (error instanceof MigrationFailedError) return `${error.message}: ${messageOf(error.cause)}`;
   if (code === "EADDRINUSE") return `port ${env.PORT ?? "3000"} on ${env.HOST ?? "0.0.0.0"} is already in use by another process; stop it or set PORT`;
   if (code === "ENOTDIR" || code === "EEXIST") return `${where} is not a directory (DATA_DIR must name a directory)`;
   if (code === "EACCES" || code === "EPERM") return `${where} is not writable by this user (${code}); fix its permissions or set DATA_DIR`;
   if (code === "EROFS") return `${where} is on a read-only filesystem; set DATA_DIR to a writable directory`;
   if (code === "ENOSPC") return `the disk holding ${where} is full; free space and start again`;
-  if (url && url !== "memory://" && (isConnectionError(error) || code === "ECONNREFUSED" || code === "ENOTFOUND")) {
-    return `${where} cannot be reached: ${messageOf(error)}`;
-  }
   if (/PGlite|initdb|wasm|Aborted/i.test(messageOf(error)) || (!url && !(error instanceof Error))) {
     return `the embedded database in ${dataDir}/pg could not be opened; it may be corrupt or written by an incompatible version (${messageOf(error)}). Restore a backup or move it aside`;
   }
