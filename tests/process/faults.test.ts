@@ -46,7 +46,7 @@ describe("an unavailable database answers 503 with Retry-After, and the first ca
     expect(after.body.data.map((x: { name: string }) => x.name)).not.toContain("Not written");
     expect((await invoke(t, key.api_key, "get_clinic_context")).status).toBe(200);
     await t.close();
-  });
+  }, 30_000);
 
   test("a closed database (either kind) is 503 on REST and on /invoke", async () => {
     const t = await createTestApp();
