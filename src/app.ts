@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Config } from "./config";
 import { createLifecycle, type AppContext, type AppDeps } from "./context";
 import { authGuard } from "./http/auth";
-import { apiDocs } from "./http/docs";
+import { ApiDocument, apiDocs } from "./http/docs";
 import { idempotency } from "./http/idempotency";
 import { errorHandler, jsonBody } from "./http/errors";
 import { DeclaredQueries, inputRules } from "./http/input-rules";
@@ -37,7 +37,7 @@ function buildRoutes(context: AppContext) {
     .use(errorHandler(context.logger))
     .use(jsonBody(context.config.maxBodyBytes))
     .use(inputRules(context.declaredQueries))
-    .use(apiDocs())
+    .use(apiDocs(context.apiDocument))
     .use(healthModule(context))
     .use(mcpModule(context))
     .group("/api/v1", (api) =>
@@ -70,10 +70,12 @@ export function createApp(deps: AppDeps): BuiltApp {
     auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits }),
     idempotency: idempotency(services),
     declaredQueries: new DeclaredQueries(),
+    apiDocument: new ApiDocument(),
   };
   context.lifecycle.onBeforeClose(() => mcp.stop());
   const app = buildRoutes(context);
   context.declaredQueries.learn(app);
+  context.apiDocument.learn(app);
   return { app, context };
 }
 

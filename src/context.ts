@@ -3,6 +3,7 @@ import type { Database, ServiceContext } from "./db/client";
 import type { authGuard } from "./http/auth";
 import type { idempotency } from "./http/idempotency";
 import type { DeclaredQueries } from "./http/input-rules";
+import type { ApiDocument } from "./http/docs";
 import type { Paginator } from "./http/pagination";
 import type { RestRateLimits } from "./http/rate-limit";
 import type { Clock } from "./lib/clock";
@@ -44,6 +45,8 @@ export interface AppContext extends AppDeps {
   idempotency: ReturnType<typeof idempotency>;
   /** Which query parameters each route declares (learned from the built routes), for the unknown-parameter rule. */
   declaredQueries: DeclaredQueries;
+  /** The OpenAPI document, built from the finished routes. */
+  apiDocument: ApiDocument;
   lifecycle: Lifecycle;
   mcp: McpRuntime;
 }

@@ -1,38 +1,46 @@
-import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
+import { Elysia, type AnyElysia } from "elysia";
 // Imported as files so that `bun build --compile` embeds them: /docs works with no internet.
 import swaggerBundle from "../../node_modules/swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerCss from "../../node_modules/swagger-ui-dist/swagger-ui.css" with { type: "file" };
-import pkg from "../../package.json";
+import { buildOpenApiDocument } from "./openapi-document";
 
 const ASSETS = "/docs/assets";
 
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>vet-clinic-service API</title>
+<link rel="stylesheet" href="${ASSETS}/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${ASSETS}/swagger-ui-bundle.js"></script>
+<script>
+window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", persistAuthorization: true, deepLinking: true });
+</script>
+</body>
+</html>`;
+
+/** Holds the document, built once from the finished app (its routes exist only then). */
+export class ApiDocument {
+  private document: Record<string, unknown> | undefined;
+
+  learn(app: AnyElysia): void {
+    this.document = buildOpenApiDocument(app);
+  }
+
+  get json(): Record<string, unknown> {
+    if (!this.document) throw new Error("the API document is built when the app is");
+    return this.document;
+  }
+}
+
 /** `/openapi.json` generated from the route schemas, and a Swagger UI page at `/docs` served locally. */
-export const apiDocs = () =>
+export const apiDocs = (document: ApiDocument) =>
   new Elysia({ name: "api-docs" })
     .get(`${ASSETS}/swagger-ui-bundle.js`, () => new Response(Bun.file(swaggerBundle), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), { detail: { hide: true } })
     .get(`${ASSETS}/swagger-ui.css`, () => new Response(Bun.file(swaggerCss), { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=86400" } }), { detail: { hide: true } })
-    .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        provider: "swagger-ui",
-        swagger: { cdn: `${ASSETS}/swagger-ui-bundle.js`, theme: `${ASSETS}/swagger-ui.css`, persistAuthorization: true },
-        exclude: { paths: [`${ASSETS}/swagger-ui-bundle.js`, `${ASSETS}/swagger-ui.css`, "/docs", "/openapi.json"] },
-        documentation: {
-          info: {
-            title: "vet-clinic-service",
-            version: pkg.version,
-            description:
-              "Practice management for small veterinary clinics. REST under /api/v1 (Bearer JWT), MCP under /mcp (Bearer svc_ API key). Errors use one envelope: {error, code, message, details?, request_id}.",
-          },
-          components: {
-            securitySchemes: {
-              accessToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Access token from /api/v1/auth/login" },
-              apiKey: { type: "http", scheme: "bearer", description: "MCP API key svc_…" },
-            },
-          },
-          security: [{ accessToken: [] }],
-        },
-      }),
-    );
+    .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })
+    .get("/openapi.json", () => document.json, { detail: { hide: true } });

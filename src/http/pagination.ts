@@ -5,7 +5,7 @@ import type { KeysetValue } from "../db/keyset";
 
 /** Query fields every list accepts (CONTRACT §7). Offset only where a list allows it. */
 export const cursorQueryFields = {
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, description: "1–200, default 50" })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50, description: "Items per page, 1–200" })),
   cursor: t.Optional(t.String({ maxLength: 512, description: "Opaque cursor from next_cursor" })),
 };
 export const offsetQueryFields = {

@@ -2,6 +2,7 @@ import { createApp, type App, type BuiltApp } from "../../src/app";
 import { DEFAULT_LIMITS, type Config } from "../../src/config";
 import { ManualClock } from "../../src/lib/clock";
 import { createLogger, silentLogger, type Logger } from "../../src/lib/logger";
+import { contractFor } from "./contract";
 import { createTestDatabase, type TestDatabase } from "./database";
 
 export const TEST_SECRET = "test-secret-that-is-at-least-32-bytes-long!!";
@@ -72,6 +73,8 @@ export async function createTestApp(options: { config?: Partial<Config>; clock?:
     }
     const response = await built.app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
     const text = await response.text();
+    const broken = contractFor(built.context.apiDocument.json).problem(method, path, response.status, response.headers, text);
+    if (broken) throw new Error(`contract: ${broken}\nbody: ${text.slice(0, 1000)}`);
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;

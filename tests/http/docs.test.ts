@@ -10,13 +10,13 @@ afterAll(() => t.close());
 test("/openapi.json documents every route of the app", async () => {
   const spec = await t.request("GET", "/openapi.json");
   expect(spec.status, spec.text).toBe(200);
-  expect(spec.body.openapi).toStartWith("3.");
+  expect(spec.body.openapi).toBe("3.1.0");
   const documented = new Set<string>();
   for (const [path, methods] of Object.entries(spec.body.paths as Record<string, Record<string, unknown>>)) {
     for (const method of Object.keys(methods)) documented.add(`${method.toUpperCase()} ${path.replace(/\/$/, "")}`);
   }
   const missing = t.app.routes
-    .filter((r) => !r.path.startsWith("/docs") && r.path !== "/openapi.json")
+    .filter((r) => !r.path.startsWith("/docs") && r.path !== "/openapi.json" && !(r.hooks as { detail?: { hide?: boolean } }).detail?.hide)
     .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/\/$/, "")}`)
     .filter((route) => !documented.has(route));
   expect(missing).toEqual([]);
@@ -34,4 +34,40 @@ test("/docs renders from local assets only (works offline)", async () => {
     expect(response.status, asset).toBe(200);
     expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
   }
+});
+
+test("every operation is complete: id, summary, tag, security per surface, bodies with schema and example, integers as integers, real defaults", async () => {
+  const spec = (await t.request("GET", "/openapi.json")).body;
+  const text = JSON.stringify(spec);
+  expect(text).not.toContain('"format":"integer"');
+  expect(text).not.toContain('"type":"void"');
+  const ids = new Set<string>();
+  for (const [path, methods] of Object.entries(spec.paths as Record<string, Record<string, any>>)) {
+    expect(path === "/" || !path.endsWith("/"), path).toBe(true);
+    for (const [method, op] of Object.entries(methods)) {
+      const where = `${method} ${path}`;
+      expect(op.operationId, where).toBeString();
+      expect(ids.has(op.operationId), `${where}: duplicate operationId`).toBe(false);
+      ids.add(op.operationId);
+      expect(op.summary, where).toBeString();
+      expect(op.tags?.length, where).toBeGreaterThan(0);
+      const expected = ["/health", "/ready", "/mcp/health", "/api/v1/auth/login", "/api/v1/auth/register", "/api/v1/auth/refresh", "/api/v1/auth/logout"].includes(path)
+        ? []
+        : path.startsWith("/mcp")
+          ? [{ apiKey: [] }]
+          : [{ accessToken: [] }];
+      expect(op.security, where).toEqual(expected);
+      if (op.requestBody) {
+        const media = op.requestBody.content["application/json"];
+        expect(media?.schema, where).toBeDefined();
+        expect(media?.example, where).toBeDefined();
+      }
+      if (["post", "patch"].includes(method)) expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(["400", "413", "415", "422"]));
+      if (op.security.length) expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(["401", "429"]));
+    }
+  }
+  const limit = spec.paths["/api/v1/tutors"].get.parameters.find((p: { name: string }) => p.name === "limit");
+  expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 200, default: 50 });
+  const tutorBody = spec.paths["/api/v1/tutors"].post.requestBody.content["application/json"];
+  expect(tutorBody.schema.properties.name).toMatchObject({ type: "string", minLength: 1 });
 });

@@ -16,7 +16,7 @@ export const invoicesController = ({ auth, idempotency, services, paginator }: A
     .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, (db) => invoicesService.createInvoice({ ...services, db }, actor.clinic, body)), {
       body: CreateInvoiceBody,
       response: { ...created, ...errorResponses(400, 401, 409, 422) },
-      detail: { summary: "Create a draft invoice (Idempotency-Key accepted)" },
+      detail: { "x-idempotent": true, summary: "Create a draft invoice (Idempotency-Key accepted)" },
     })
     .get(
       "/",
@@ -40,10 +40,10 @@ export const invoicesController = ({ auth, idempotency, services, paginator }: A
     .post("/:id/emit", ({ actor, params, idempotently }) => idempotently(actor.clinicId, { action: "emit" }, (db) => invoicesService.emitInvoice({ ...services, db }, actor.clinicId, params.id), 200), {
       params: IdParams,
       response: { 200: InvoiceModel, ...errorResponses(400, 401, 404, 409, 422) },
-      detail: { summary: "draft → emitted" },
+      detail: { "x-idempotent": true, summary: "draft → emitted" },
     })
     .post("/:id/void", ({ actor, params, idempotently }) => idempotently(actor.clinicId, { action: "void" }, (db) => invoicesService.voidInvoice({ ...services, db }, actor.clinicId, params.id), 200), {
       params: IdParams,
       response: { 200: InvoiceModel, ...errorResponses(400, 401, 404, 409, 422) },
-      detail: { summary: "draft, or emitted without payments → void" },
+      detail: { "x-idempotent": true, summary: "draft, or emitted without payments → void" },
     });

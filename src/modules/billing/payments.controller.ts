@@ -16,7 +16,7 @@ export const paymentsController = ({ auth, idempotency, services, paginator }: A
     .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, (db) => paymentsService.createPayment({ ...services, db }, actor.clinicId, body)), {
       body: CreatePaymentBody,
       response: { 200: PaymentModel, 201: PaymentModel, ...errorResponses(400, 401, 409, 422) },
-      detail: { summary: "Pay an emitted invoice, up to its balance (Idempotency-Key accepted)" },
+      detail: { "x-idempotent": true, summary: "Pay an emitted invoice, up to its balance (Idempotency-Key accepted)" },
     })
     .get(
       "/",
@@ -41,7 +41,7 @@ export const refundsController = ({ auth, idempotency, services, paginator }: Ap
     .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, (db) => paymentsService.createRefund({ ...services, db }, actor.clinicId, body)), {
       body: CreateRefundBody,
       response: { 200: RefundModel, 201: RefundModel, ...errorResponses(400, 401, 403, 409, 422) },
-      detail: { summary: "Refund part or all of a payment (owner; Idempotency-Key accepted)" },
+      detail: { "x-idempotent": true, summary: "Refund part or all of a payment (owner; Idempotency-Key accepted)" },
     })
     .get(
       "/",

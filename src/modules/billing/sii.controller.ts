@@ -15,7 +15,7 @@ export const siiController = ({ auth, idempotency, services, paginator }: AppCon
     .post("/", ({ actor, body, idempotently }) => idempotently(actor.clinicId, body, (db) => sii.issueTaxDocument({ ...services, db }, actor.clinicId, body)), {
       body: CreateTaxDocumentBody,
       response: { 200: TaxDocumentModel, 201: TaxDocumentModel, ...errorResponses(400, 401, 409, 422) },
-      detail: { summary: "Issue a 33, 39 or 61 with the next folio (Idempotency-Key accepted)" },
+      detail: { "x-idempotent": true, summary: "Issue a 33, 39 or 61 with the next folio (Idempotency-Key accepted)" },
     })
     .get(
       "/",

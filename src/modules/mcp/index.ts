@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
-import { errorResponses } from "../../http/common-model";
+import { ErrorEnvelope, errorResponses } from "../../http/common-model";
 import { requestState } from "../../http/request-context";
 import { isConnectionError } from "../../lib/error-log";
 import { AppError, envelope } from "../../lib/errors";
@@ -89,11 +89,36 @@ export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
           throw error;
         }
       },
-      { body: t.Unknown(), detail: { summary: "Model Context Protocol (Streamable HTTP, stateless, JSON responses)" } },
+      {
+        body: t.Unknown(),
+        response: {
+          503: t.Object(
+            {
+              jsonrpc: t.Literal("2.0"),
+              id: t.Union([t.String(), t.Number(), t.Null()]),
+              error: t.Object({ code: t.Integer(), message: t.String(), data: ErrorEnvelope }),
+            },
+            { description: "A JSON-RPC error: the database is unavailable (the envelope is its data)" },
+          ),
+        },
+        detail: {
+          summary: "Model Context Protocol (Streamable HTTP, stateless, JSON responses)",
+          "x-statuses": { "202": "Accepted: the message was a notification or a response", "403": "ORIGIN_NOT_ALLOWED (a browser origin not in MCP_ALLOWED_ORIGINS)", "406": "The client must accept application/json and text/event-stream" },
+        },
+      },
     )
-    .get("/", () => {
-      throw new AppError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: POST JSON-RPC messages", undefined, { allow: "POST" });
-    })
-    .delete("/", () => {
-      throw new AppError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: there is no session to delete", undefined, { allow: "POST" });
-    });
+    // Not operations: they only say that this endpoint takes POST (so they stay out of the document).
+    .get(
+      "/",
+      () => {
+        throw new AppError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: POST JSON-RPC messages", undefined, { allow: "POST" });
+      },
+      { detail: { hide: true } },
+    )
+    .delete(
+      "/",
+      () => {
+        throw new AppError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: there is no session to delete", undefined, { allow: "POST" });
+      },
+      { detail: { hide: true } },
+    );
