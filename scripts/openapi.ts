@@ -20,7 +20,7 @@ const { context } = createApp({
   config: {
     port: 0, host: "127.0.0.1", databaseUrl: "memory://", dataDir: "/nonexistent", jwtSecret: "x".repeat(32), cookieSecure: true,
     quotaFlushMs: 60_000, queryTimeoutMs: 5000, queryMaxRows: 1000, queryMaxCost: 1_000_000, logLevel: "silent",
-    maxBodyBytes: 1024 * 1024, mcpAllowedOrigins: [], limits: DEFAULT_LIMITS,
+    maxBodyBytes: 1024 * 1024, mcpAllowedOrigins: [], corsOrigins: [], limits: DEFAULT_LIMITS,
   },
 });
 mkdirSync(dirname(out), { recursive: true });

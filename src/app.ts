@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Config } from "./config";
 import { createLifecycle, type AppContext, type AppDeps } from "./context";
 import { authGuard } from "./http/auth";
+import { corsPolicy } from "./http/cors";
 import { ApiDocument, apiDocs } from "./http/docs";
 import { idempotency } from "./http/idempotency";
 import { errorHandler, jsonBody } from "./http/errors";
@@ -34,6 +35,7 @@ export interface BuiltApp {
 function buildRoutes(context: AppContext) {
   return new Elysia({ name: "vet-clinic-service" })
     .use(requestContext(context.logger))
+    .use(corsPolicy(context.config))
     .use(errorHandler(context.logger))
     .use(jsonBody(context.config.maxBodyBytes))
     .use(inputRules(context.declaredQueries))

@@ -21,6 +21,8 @@ export interface Config {
   limits: RestLimits;
   /** Browser origins allowed to call POST /mcp besides the server's own. */
   mcpAllowedOrigins: string[];
+  /** Browser origins allowed to call the REST API across origins (CORS, credentials included). */
+  corsOrigins: string[];
 }
 
 /** CONTRACT §10; tests lower or raise them. */
@@ -68,6 +70,8 @@ export function resolveJwtSecret(env: Env, dataDir: string): string {
   return secret;
 }
 
+const listFrom = (raw: string | undefined) => (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean);
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || "./data");
   const level = (env.LOG_LEVEL || "info") as LogLevel;
@@ -86,6 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: level,
     maxBodyBytes: intFrom(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
     limits: { ...DEFAULT_LIMITS },
-    mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
+    mcpAllowedOrigins: listFrom(env.MCP_ALLOWED_ORIGINS),
+    corsOrigins: listFrom(env.CORS_ORIGINS),
   };
 }

@@ -122,14 +122,18 @@ function operationId(method: string, path: string): string {
   return method.toLowerCase() + (words.join("") || "Root");
 }
 
+const singular = (noun: string) => noun.replace(/ies$/, "y").replace(/s$/, "");
+const withArticle = (noun: string) => `${/^[aeiou]/i.test(noun) ? "an" : "a"} ${noun}`;
+
 function summaryOf(method: string, path: string): string {
   const segments = path.split("/").filter(Boolean);
   const last = segments.at(-1) ?? "";
   const onItem = last.startsWith("{");
-  const noun = (onItem ? segments.at(-2) : last)?.replaceAll(/[-_]/g, " ") ?? "root";
-  if (!onItem && method === "POST" && segments.at(-2)?.startsWith("{")) return `${last[0]!.toUpperCase()}${last.slice(1)} one of ${segments.at(-3)}`;
-  const verb = { GET: onItem ? "Get one of" : "List", POST: "Create in", PATCH: "Update one of", DELETE: "Delete one of", PUT: "Replace one of" }[method] ?? method;
-  return `${verb} ${noun}`;
+  if (!onItem && method === "POST" && segments.at(-2)?.startsWith("{")) return `${last[0]!.toUpperCase()}${last.slice(1)} ${withArticle(singular(segments.at(-3) ?? "record"))}`;
+  const noun = ((onItem ? segments.at(-2) : last) ?? "record").replaceAll(/[-_]/g, " ");
+  if (method === "GET" && !onItem) return `List ${noun}`;
+  const verb = { GET: "Get", POST: "Create", PATCH: "Update", DELETE: "Delete", PUT: "Replace" }[method] ?? method;
+  return `${verb} ${withArticle(singular(noun))}`;
 }
 
 function securityOf(path: string): Json[] {

@@ -21,7 +21,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     queryMaxCost: 1_000_000,
     logLevel: "silent",
     maxBodyBytes: 1024 * 1024,
-    mcpAllowedOrigins: [],
+    mcpAllowedOrigins: [], corsOrigins: [],
     // Generous by default so set-up traffic is not throttled; limit tests lower them.
     limits: { ...DEFAULT_LIMITS, authPerIpPerMinute: 10_000, authFailuresPerEmail: 10_000, perUserPerMinute: 100_000 },
     ...overrides,

@@ -9,7 +9,7 @@ const UsageQueue = t.Object({
 
 export const healthModule = ({ database, lifecycle, mcp }: AppContext) =>
   new Elysia({ tags: ["operations"] as never })
-    .get("/health", () => ({ status: "ok" as const }), { response: t.Object({ status: t.Literal("ok") }) })
+    .get("/health", () => ({ status: "ok" as const }), { response: t.Object({ status: t.Literal("ok") }), detail: { summary: "Liveness: the process answers" } })
     .get(
       "/ready",
       async ({ status }) => {
@@ -23,6 +23,7 @@ export const healthModule = ({ database, lifecycle, mcp }: AppContext) =>
         }
       },
       {
+        detail: { summary: "Readiness: the database answers and the process is not draining" },
         response: {
           200: t.Object({ status: t.Literal("ready"), database: t.Literal("ok"), usage_log: UsageQueue }),
           503: t.Object({ status: t.String(), database: t.String(), usage_log: UsageQueue }),

@@ -1,0 +1,74 @@
+/** CORS: listed origins may call (with credentials), others get no CORS headers; MCP agrees with its Origin check. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { PASSWORD, registerClinic } from "../helpers/clinic";
+import { createKey } from "../mcp/helpers";
+
+const APP_ORIGIN = "https://desk.clinic.example";
+const MCP_ORIGIN = "https://assistant.example";
+const EVIL = "https://evil.example";
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await createTestApp({ config: { corsOrigins: [APP_ORIGIN], mcpAllowedOrigins: [MCP_ORIGIN] } });
+});
+afterAll(() => t.close());
+
+const preflight = (path: string, origin: string, method = "POST") =>
+  t.app.handle(new Request(`http://localhost${path}`, { method: "OPTIONS", headers: { origin, "access-control-request-method": method, "access-control-request-headers": "authorization, content-type" } }));
+
+describe("the REST API", () => {
+  test("a preflight from an allowed origin is answered with the origin, credentials and the headers a client needs", async () => {
+    const r = await preflight("/api/v1/auth/login", APP_ORIGIN);
+    expect(r.status).toBeLessThan(300);
+    expect(r.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+    expect(r.headers.get("access-control-allow-credentials")).toBe("true");
+    expect(r.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
+    expect(r.headers.get("access-control-allow-methods")).toContain("PATCH");
+  });
+
+  test("a browser on an allowed origin can log in and list tutors, and reads the exposed headers", async () => {
+    const owner = await registerClinic(t);
+    const login = await t.request("POST", "/api/v1/auth/login", { json: { email: owner.user.email, password: PASSWORD }, headers: { origin: APP_ORIGIN } });
+    expect(login.status, login.text).toBe(200);
+    expect(login.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+    expect(login.headers.get("set-cookie")).toContain("service_refresh=");
+    const list = await t.request("GET", "/api/v1/tutors", { token: login.body.access_token, headers: { origin: APP_ORIGIN } });
+    expect(list.status, list.text).toBe(200);
+    expect(list.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+    expect(list.headers.get("access-control-expose-headers")?.toLowerCase()).toContain("x-request-id");
+  });
+
+  test("an origin that is not listed gets no CORS headers (the browser blocks it), on preflight and on the call", async () => {
+    const r = await preflight("/api/v1/auth/login", EVIL);
+    expect(r.headers.get("access-control-allow-origin")).toBeNull();
+    const call = await t.request("POST", "/api/v1/auth/login", { json: { email: "x@y.cl", password: PASSWORD }, headers: { origin: EVIL } });
+    expect(call.headers.get("access-control-allow-origin")).toBeNull();
+    // The MCP origin is not a REST origin.
+    expect((await preflight("/api/v1/tutors", MCP_ORIGIN, "GET")).headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  test("by default (no CORS_ORIGINS) no origin is allowed", async () => {
+    const plain = await createTestApp();
+    const r = await plain.app.handle(new Request("http://localhost/api/v1/auth/login", { method: "OPTIONS", headers: { origin: APP_ORIGIN, "access-control-request-method": "POST" } }));
+    expect(r.headers.get("access-control-allow-origin")).toBeNull();
+    await plain.close();
+  });
+});
+
+describe("MCP", () => {
+  test("MCP_ALLOWED_ORIGINS pass both the preflight and the Origin check; others fail both", async () => {
+    const owner = await registerClinic(t);
+    const key = await createKey(owner);
+    expect((await preflight("/mcp", MCP_ORIGIN)).headers.get("access-control-allow-origin")).toBe(MCP_ORIGIN);
+    const body = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const headers = { accept: "application/json, text/event-stream" };
+    const ok = await t.request("POST", "/mcp", { token: key.api_key, json: body, headers: { ...headers, origin: MCP_ORIGIN } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.headers.get("access-control-allow-origin")).toBe(MCP_ORIGIN);
+    expect((await preflight("/mcp", APP_ORIGIN)).headers.get("access-control-allow-origin")).toBeNull();
+    const refused = await t.request("POST", "/mcp", { token: key.api_key, json: body, headers: { ...headers, origin: EVIL } });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.code).toBe("ORIGIN_NOT_ALLOWED");
+  });
+});
