@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { contractFor, type ContractChecker } from "./contract";
 
 export interface ServerProcess {
   baseUrl: string;
@@ -69,12 +70,23 @@ export async function startServer(env: Record<string, string>, options: { comman
   };
 }
 
-/** JSON over HTTP to a server process. */
+const documents = new Map<string, Promise<ContractChecker>>();
+
+/** The server's own /openapi.json, fetched once per server. */
+function contractOf(baseUrl: string): Promise<ContractChecker> {
+  let checker = documents.get(baseUrl);
+  if (!checker) documents.set(baseUrl, (checker = fetch(`${baseUrl}/openapi.json`).then(async (r) => contractFor((await r.json()) as Record<string, unknown>))));
+  return checker;
+}
+
+/** JSON over HTTP to a server process; the response is checked against the server's document. */
 export async function call(baseUrl: string, method: string, path: string, options: { json?: unknown; token?: string } = {}) {
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.json !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) });
   const text = await response.text();
+  const broken = (await contractOf(baseUrl)).problem(method, path, response.status, response.headers, text);
+  if (broken) throw new Error(`contract: ${broken}\nbody: ${text.slice(0, 1000)}`);
   return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
 }
