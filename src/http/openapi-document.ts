@@ -1,6 +1,7 @@
 import type { AnyElysia } from "elysia";
 import pkg from "../../package.json";
 import { ErrorEnvelope } from "./common-model";
+import { plainJsonSchema } from "./json-schema";
 
 /**
  * The OpenAPI 3.1 document, generated from the same TypeBox schemas that validate each route
@@ -44,28 +45,6 @@ const RATE_HEADERS = {
   "X-RateLimit-Remaining": header("Calls left in the window", { type: "integer" }),
   "X-RateLimit-Reset": header("When the window resets (Unix seconds)", { type: "integer" }),
 };
-
-/** Query and path integers arrive as text; Elysia's coercion shows them as anyOf [string, integer]: the document says integer. */
-function clean(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(clean);
-  if (!schema || typeof schema !== "object") return schema;
-  const source = schema as Schema;
-  if (source.anyOf && source.anyOf.some((b) => b.type === "string" && (b.format === "integer" || b.format === "numeric"))) {
-    const numeric = source.anyOf.find((b) => b.type === "integer" || b.type === "number");
-    if (numeric) {
-      const { anyOf: _drop, ...rest } = source;
-      return clean({ ...rest, ...numeric });
-    }
-  }
-  const out: Json = {};
-  for (const [key, value] of Object.entries(source)) {
-    if (key === "format" && (value === "integer" || value === "numeric")) continue;
-    // A model's $id would repeat wherever the model is used, which makes the document ambiguous.
-    if (key === "$id") continue;
-    out[key] = clean(value);
-  }
-  return out;
-}
 
 /** A plausible example value for a schema, for request bodies. */
 function exampleOf(schema: Schema | undefined, depth = 0): unknown {
@@ -158,7 +137,7 @@ function operationFor(route: RouteLike, path: string): Json {
   const parameters: Json[] = [];
   for (const [location, schema] of [["path", hooks.params], ["query", hooks.query]] as const) {
     for (const [name, inner] of Object.entries((schema?.properties ?? {}) as Record<string, Schema>)) {
-      const cleaned = clean(inner) as Schema;
+      const cleaned = plainJsonSchema(inner) as Schema;
       parameters.push({
         name,
         in: location,
@@ -194,7 +173,7 @@ function operationFor(route: RouteLike, path: string): Json {
     const isVoid = status === "204" || (schema as Schema | undefined)?.type === "void";
     responses[status] = isVoid
       ? { description, headers }
-      : { description, headers, content: { "application/json": { schema: isError && (!schema || schema === (ErrorEnvelope as unknown)) ? { $ref: "#/components/schemas/Error" } : clean(schema ?? { type: "object" }) } } };
+      : { description, headers, content: { "application/json": { schema: isError && (!schema || schema === (ErrorEnvelope as unknown)) ? { $ref: "#/components/schemas/Error" } : plainJsonSchema(schema ?? { type: "object" }) } } };
   }
 
   const operation: Json = {
@@ -207,7 +186,7 @@ function operationFor(route: RouteLike, path: string): Json {
   if (detail.description) operation.description = detail.description;
   if (parameters.length) operation.parameters = parameters;
   if (hasBody) {
-    const body = clean(hooks.body) as Schema;
+    const body = plainJsonSchema(hooks.body) as Schema;
     const opaque = !body.type && !body.anyOf && !body.properties;
     const schema = opaque ? { type: "object", description: path === "/mcp" ? "A JSON-RPC 2.0 message (MCP Streamable HTTP)" : "The tool's input (see GET /mcp/tools)" } : body;
     const example = opaque ? (path === "/mcp" ? { jsonrpc: "2.0", id: 1, method: "tools/list" } : {}) : exampleOf(body);
@@ -241,7 +220,7 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     tags: [...tags].sort().map((name) => ({ name, description: `${name[0]!.toUpperCase()}${name.slice(1)} operations` })),
     paths,
     components: {
-      schemas: { Error: clean(ErrorEnvelope) },
+      schemas: { Error: plainJsonSchema(ErrorEnvelope) },
       securitySchemes: {
         accessToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Access token from POST /api/v1/auth/login" },
         apiKey: { type: "http", scheme: "bearer", description: "MCP API key (svc_…) from POST /api/v1/mcp/keys" },

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { ErrorEnvelope, errorResponses } from "../../http/common-model";
+import { plainJsonSchema } from "../../http/json-schema";
 import { requestState } from "../../http/request-context";
 import { isConnectionError } from "../../lib/error-log";
 import { AppError, envelope } from "../../lib/errors";
@@ -48,13 +49,13 @@ export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
         const used = mcp.quotas.used(key.id);
         Object.assign(set.headers, quotaHeaders({ limit: key.rateLimitPerDay, remaining: key.rateLimitPerDay - used, resetAt: nextUtcMidnight(clock.now()) }));
         return {
-          tools: mcp.registry.list().map((tool) => ({
+          tools: mcp.registry.visibleTo(key).map((tool) => ({
             name: tool.name,
             title: tool.title,
             description: tool.description,
             scope: tool.scope,
-            input_schema: JSON.parse(JSON.stringify(tool.inputSchema)),
-            output_schema: JSON.parse(JSON.stringify(tool.outputSchema)),
+            input_schema: plainJsonSchema(JSON.parse(JSON.stringify(tool.inputSchema))) as Record<string, unknown>,
+            output_schema: plainJsonSchema(JSON.parse(JSON.stringify(tool.outputSchema))) as Record<string, unknown>,
           })),
         };
       },

@@ -1,6 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { plainJsonSchema } from "../../http/json-schema";
 import { AppError, envelope } from "../../lib/errors";
 import { invokeTool } from "./invoke";
 import type { McpRuntime } from "./runtime";
@@ -21,7 +22,7 @@ export function assertOriginAllowed(request: Request, allowed: readonly string[]
   throw new AppError("ORIGIN_NOT_ALLOWED", `Origin ${origin} is not allowed`);
 }
 
-const asJsonSchema = (schema: object) => JSON.parse(JSON.stringify(schema)) as { type: "object"; [k: string]: unknown };
+const asJsonSchema = (schema: object) => plainJsonSchema(JSON.parse(JSON.stringify(schema))) as { type: "object"; [k: string]: unknown };
 
 /**
  * Real MCP over Streamable HTTP, stateless with JSON responses: a server per request, the same
@@ -30,11 +31,11 @@ const asJsonSchema = (schema: object) => JSON.parse(JSON.stringify(schema)) as {
 export async function handleMcpRequest(runtime: McpRuntime, request: Request, parsedBody: unknown, requestId: string): Promise<Response> {
   const authorization = request.headers.get("authorization");
   await runtime.ready;
-  await runtime.keys.authenticate(authorization);
+  const key = await runtime.keys.authenticate(authorization);
 
   const server = new Server({ name: "vet-clinic-service", version: pkg.version }, { capabilities: { tools: { listChanged: false } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: runtime.registry.list().map((tool) => ({
+    tools: runtime.registry.visibleTo(key).map((tool) => ({
       name: tool.name,
       title: tool.title,
       description: `${tool.description} (scope: ${tool.scope})`,

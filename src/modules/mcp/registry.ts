@@ -51,11 +51,19 @@ export class ToolRegistry {
     return [...this.tools.values()];
   }
 
+  /**
+   * The tools a key may call: what `tools/list` and `GET /mcp/tools` show it. Calling another
+   * tool is still answered (403 INSUFFICIENT_SCOPE, counted), in the contract's order.
+   */
+  visibleTo(key: { scopes: readonly string[] }): ToolDefinition[] {
+    return this.list().filter((tool) => key.scopes.includes(tool.scope));
+  }
+
   /** Validates a tool's input; refusals are 422 with the fields named. */
   validate(tool: RegisteredTool, input: unknown): void {
     if (tool.check.Check(input)) return;
     const fields: FieldError[] = [...tool.check.Errors(input)].slice(0, 20).map((e) => ({
-      path: e.path.replace(/^\//, "").replaceAll("/", ".") || "(body)",
+      path: e.path ? `body${e.path.replaceAll("/", ".")}` : "body",
       message: e.message,
     }));
     throw AppError.validation(fields, `Invalid input for ${tool.name}`);
