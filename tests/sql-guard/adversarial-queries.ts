@@ -106,6 +106,21 @@ export const ADVERSARIAL: Record<string, [sql: string, reason?: Reason][]> = {
     [`SELECT ${"(".repeat(500)}1${")".repeat(500)}`, "PARSE_ERROR"], [`SELECT ${"x".repeat(20_000)}`, "PARSE_ERROR"], [`SELECT 1 ${"+ 1 ".repeat(3000)}`, "PARSE_ERROR"],
     [`SELECT ${"ARRAY[".repeat(100)}1${"]".repeat(100)}`, "PARSE_ERROR"], ["SELECT * FROM tutors CROSS JOIN generate_series(1, 1000000)", "FORBIDDEN_FUNCTION"],
   ],
+  // The normaliser's new syntax must not open a door: typed literals of forbidden types,
+  // WITHIN GROUP around forbidden functions, named arguments to them, and hand-written markers.
+  normalised_syntax: [
+    ["SELECT regclass 'pg_authid'", "FORBIDDEN_CLAUSE"], ["select regproc 'pg_sleep'", "FORBIDDEN_CLAUSE"], ["select oid '1'", "FORBIDDEN_CLAUSE"],
+    ["select regnamespace 'pg_catalog'", "FORBIDDEN_CLAUSE"], ["select count(*) from tutors where id = regrole 'postgres'::oid::text::uuid", "FORBIDDEN_CLAUSE"],
+    ["select pg_sleep(1) within group (order by 1)", "FORBIDDEN_FUNCTION"], ["select pg_read_file('/etc/passwd') within group (order by 1)", "FORBIDDEN_FUNCTION"],
+    ["select percentile_cont(0.5) within group (order by (select pg_sleep(1)))", "FORBIDDEN_FUNCTION"],
+    ["select mode() within group (order by rolpassword) from pg_authid", "FORBIDDEN_TABLE"],
+    ["select percentile_cont(0.5) within group (order by x) from users", "FORBIDDEN_TABLE"],
+    ["select pg_sleep(seconds := 1)", "FORBIDDEN_FUNCTION"], ["select set_config(setting_name => 'role', new_value => 'postgres', is_local => true)", "FORBIDDEN_FUNCTION"],
+    ["select pg_sleep__within_group(1 order by 1)", "FORBIDDEN_FUNCTION"], ["select count__within_group(1 order by 1) from tutors", "FORBIDDEN_FUNCTION"],
+    ["select substring((select password_hash from users) from 1 for 5)", "FORBIDDEN_TABLE"], ["select substring(query_to_xml('select 1', true, true, '')::text from 1)", "FORBIDDEN_FUNCTION"],
+    ["select text 'x'; drop table tutors", "MULTIPLE_STATEMENTS"], ["select timestamptz '2026-01-01' from pg_class", "FORBIDDEN_TABLE"],
+    ["select 'it''s' as s, regclass 'tutors'", "FORBIDDEN_CLAUSE"],
+  ],
 };
 
 export const ALL_ADVERSARIAL = Object.entries(ADVERSARIAL).flatMap(([group, list]) => list.map(([sql, reason]) => ({ group, sql, reason })));

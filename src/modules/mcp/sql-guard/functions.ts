@@ -23,7 +23,7 @@ export const FUNCTION_GROUPS: Record<string, { reason: string; names: string[] }
   },
   datetime: {
     reason: "Read the clock or do calendar arithmetic; no side effects",
-    names: ["now", "current_date", "current_timestamp", "clock_timestamp", "date_trunc", "date_part", "date_bin", "age", "make_date", "make_time", "make_timestamp", "make_timestamptz", "make_interval", "to_char", "to_date", "to_timestamp", "justify_days", "justify_hours", "justify_interval", "timezone", "isfinite"],
+    names: ["now", "current_date", "current_time", "current_timestamp", "localtime", "localtimestamp", "statement_timestamp", "transaction_timestamp", "timeofday", "clock_timestamp", "date_trunc", "date_part", "date_bin", "age", "make_date", "make_time", "make_timestamp", "make_timestamptz", "make_interval", "to_char", "to_date", "to_timestamp", "to_number", "justify_days", "justify_hours", "justify_interval", "timezone", "isfinite"],
   },
   conditional: {
     reason: "Choose between values",
@@ -34,6 +34,12 @@ export const FUNCTION_GROUPS: Record<string, { reason: string; names: string[] }
     names: ["json_build_object", "jsonb_build_object", "json_build_array", "jsonb_build_array", "to_json", "to_jsonb", "row_to_json", "json_typeof", "jsonb_typeof", "jsonb_array_length", "json_array_length"],
   },
 };
+
+/**
+ * Aggregates written `f(args) WITHIN GROUP (ORDER BY …)`: the median and other percentiles, the
+ * mode, and the hypothetical-set ranks. Each is also in the lists above.
+ */
+export const ORDERED_SET_AGGREGATES = new Set(["percentile_cont", "percentile_disc", "mode", "rank", "dense_rank", "percent_rank", "cume_dist"]);
 
 /** Functions allowed in FROM (set-returning): only ones bounded by their input. */
 export const TABLE_FUNCTIONS = new Set(["unnest"]);

@@ -1,6 +1,7 @@
 import { parse, show } from "sql-parser-cst";
 import { LruMap } from "../../../lib/lru";
-import { ALLOWED_CAST_TYPES, ALLOWED_FUNCTIONS, TABLE_FUNCTIONS } from "./functions";
+import { ALLOWED_CAST_TYPES, ALLOWED_FUNCTIONS, ORDERED_SET_AGGREGATES, TABLE_FUNCTIONS } from "./functions";
+import { normalizeSql, WITHIN_GROUP_SUFFIX } from "./normalize";
 import { READABLE_COLUMN_NAMES, READABLE_TABLE_NAMES, READABLE_TABLES, VIEW_SCHEMA } from "./readable-tables";
 
 export type GuardReason = "PARSE_ERROR" | "NOT_A_SELECT" | "MULTIPLE_STATEMENTS" | "FORBIDDEN_TABLE" | "FORBIDDEN_FUNCTION" | "FORBIDDEN_CLAUSE";
@@ -39,7 +40,7 @@ const ALLOWED_NODES = new Set([
   "modified_data_type", "array_data_type", "array_bounds", "extract_expr", "extract_from", "interval_unit",
   "interval_unit_range", "interval_literal", "date_literal", "time_literal", "timestamp_literal", "string_literal",
   "number_literal", "boolean_literal", "null_literal", "array_literal_expr", "array_expr", "quantifier_expr",
-  "row_constructor", "empty", "space", "newline", "line_comment", "block_comment", "column_list",
+  "row_constructor", "empty", "space", "newline", "line_comment", "block_comment", "column_list", "named_arg",
 ]);
 
 /** Folds unquoted identifiers to lower case and keeps quoted ones exactly; U&"…" is refused. */
@@ -221,10 +222,29 @@ class Checker {
   }
 
   private funcCall(node: Node, scope: Set<string>): void {
-    if (node.name?.type !== "identifier") throw new Refusal("FORBIDDEN_FUNCTION", `Function ${showNode(node.name).trim()} is not allowed (schema-qualified)`);
+    if (node.name?.type !== "identifier") throw new Refusal("FORBIDDEN_FUNCTION", `Function ${showNode(node.name).trim()} is not allowed (schema-qualified); call it by its plain name`);
     const name = identifierName(node.name);
-    if (!ALLOWED_FUNCTIONS.has(name)) throw new Refusal("FORBIDDEN_FUNCTION", `Function ${name} is not allowed`);
+    if (name.endsWith(WITHIN_GROUP_SUFFIX)) return this.withinGroupCall(node, name.slice(0, -WITHIN_GROUP_SUFFIX.length), scope);
+    if (!ALLOWED_FUNCTIONS.has(name)) throw new Refusal("FORBIDDEN_FUNCTION", `Function ${name} is not allowed; describe_schema lists the allowed functions by group`);
     for (const key of ["args", "filter", "over", "withinGroup"]) this.expr(node[key], scope);
+  }
+
+  /**
+   * `f__within_group(args ORDER BY …)` is how the normaliser hands over `f(args) WITHIN GROUP
+   * (ORDER BY …)`: checked like any call, then printed back in the form PostgreSQL expects.
+   */
+  private withinGroupCall(node: Node, base: string, scope: Set<string>): void {
+    if (!ORDERED_SET_AGGREGATES.has(base) || !ALLOWED_FUNCTIONS.has(base)) {
+      throw new Refusal("FORBIDDEN_FUNCTION", `Function ${base} is not allowed with WITHIN GROUP; allowed: ${[...ORDERED_SET_AGGREGATES].join(", ")}`);
+    }
+    const args = node.args?.expr;
+    const orderBy = args?.orderBy;
+    if (args?.type !== "func_args" || !orderBy) throw new Refusal("FORBIDDEN_CLAUSE", `${base}(…) WITHIN GROUP needs (ORDER BY …)`);
+    for (const key of ["args", "filter", "over"]) this.expr(node[key], scope);
+    args.orderBy = undefined;
+    node.name = { ...node.name, text: base, name: base };
+    const filter = node.filter ? showNode(node.filter) : "";
+    node.filter = { type: "identifier", text: ` WITHIN GROUP (${showNode(orderBy).trim()})${filter}`, name: "" };
   }
 
   /**
@@ -271,10 +291,10 @@ export function checkAndRewrite(sql: string): GuardResult {
     if (nestingDepth(sql) > MAX_NESTING) throw new Refusal("PARSE_ERROR", `The statement nests deeper than ${MAX_NESTING} levels`);
     let program: Node;
     try {
-      program = parse(sql, { dialect: "postgresql", includeSpaces: true, includeNewlines: true, includeComments: true, paramTypes: ["$nr"] }) as Node;
+      program = parse(normalizeSql(sql), { dialect: "postgresql", includeSpaces: true, includeNewlines: true, includeComments: true, paramTypes: ["$nr"] }) as Node;
     } catch (error) {
       const first = error instanceof Error ? error.message.split("\n")[0] : "unreadable";
-      throw new Refusal("PARSE_ERROR", `The statement could not be parsed: ${first}`);
+      throw new Refusal("PARSE_ERROR", `The statement could not be parsed: ${first}. Write one PostgreSQL SELECT; for a typed value of a multi-word type write '2026-01-01'::timestamptz`);
     }
     const statements = (program.statements as Node[]).filter((s) => s.type !== "empty");
     if (statements.length === 0) throw new Refusal("PARSE_ERROR", "The statement is empty");
