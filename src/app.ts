@@ -13,6 +13,7 @@ import { requestContext } from "./http/request-context";
 import { hmacSha256 } from "./lib/crypto";
 import { authModule } from "./modules/auth";
 import { usersModule } from "./modules/users";
+import { clinicModule } from "./modules/clinic";
 import { healthModule } from "./modules/health";
 import { mcpModule } from "./modules/mcp";
 import { McpRuntime } from "./modules/mcp/runtime";
@@ -46,6 +47,7 @@ function buildRoutes(context: AppContext) {
       api
         .use(authModule(context))
         .use(usersModule(context))
+        .use(clinicModule(context))
         .use(tutorsModule(context))
         .use(patientsModule(context))
         .use(visitsModule(context))

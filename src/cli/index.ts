@@ -17,6 +17,8 @@ Commands:
                              and print an owner login and an MCP key
   create-owner --email E --name N --clinic C [--password P] [--timezone TZ] [--currency CUR]
                              Create a clinic and its owner (password also from OWNER_PASSWORD)
+  reset-password --email E   Set a new password for a user (from NEW_PASSWORD, or one line on
+                             standard input) and end all of their sessions
 
 Options:
   -h, --help                 Show this help
@@ -36,6 +38,13 @@ async function withDatabase<T>(work: (database: Awaited<ReturnType<typeof openDa
   } finally {
     await database.close();
   }
+}
+
+/** One line from standard input (a prompt goes to stderr when it is a terminal). */
+async function readPasswordLine(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write("New password (10–256 characters): ");
+  for await (const line of console) return line.trim();
+  throw new Error("no password given: set NEW_PASSWORD or write it on standard input");
 }
 
 /** One command line for the binary and `bun run`: `vet-clinic [serve|migrate|seed|create-owner]`. */
@@ -81,6 +90,17 @@ export async function runCli(argv: string[]): Promise<void> {
       return withDatabase(async (database) => {
         const owner = await createOwner({ db: database.db, clock: systemClock }, { email: values.email!, name: values.name!, clinic_name: values.clinic!, password, timezone: values.timezone, currency: values.currency });
         console.log(JSON.stringify({ msg: "owner created", ...owner }, null, 2));
+      });
+    }
+    case "reset-password": {
+      if (!values.email) throw new Error("reset-password needs --email");
+      if (values.password) throw new Error("reset-password takes the password from NEW_PASSWORD or standard input, never from the command line (it would land in the shell history)");
+      const password = process.env.NEW_PASSWORD ?? (await readPasswordLine());
+      if (password.length < 10 || password.length > 256) throw new Error("the new password must be 10–256 characters");
+      const { resetPassword } = await import("../modules/auth/service");
+      return withDatabase(async (database) => {
+        const result = await resetPassword({ db: database.db, clock: systemClock }, values.email!, password);
+        console.log(JSON.stringify({ msg: "password reset; every session of the user has ended", ...result }));
       });
     }
     default:

@@ -92,7 +92,7 @@ test("every figure matches the hand-computed answer; deleted, void and other-day
   const key = await createKey(owner, { scopes: ["clinic_context"] });
   const r = await invoke(t, key.api_key, "get_clinic_context");
   expect(r.status, r.text).toBe(200);
-  expect(r.body).toEqual({ clinic_id: owner.clinic.id, ...EXPECTED, as_of: NOW });
+  expect(r.body).toEqual({ clinic_id: owner.clinic.id, ...EXPECTED, timezone: owner.clinic.timezone, as_of: NOW });
 });
 
 test("figures are cached per clinic for 5 minutes", async () => {

@@ -110,6 +110,12 @@ export const taxDocuments = pgTable(
     receiver_rut: text("receiver_rut"),
     receiver_name: text("receiver_name"),
     referenced_document_id: uuid("referenced_document_id"),
+    /** The clinic's issuer data as it was when the document was issued (a later change does not rewrite it). */
+    issuer_name: text("issuer_name"),
+    issuer_legal_name: text("issuer_legal_name"),
+    issuer_rut: text("issuer_rut"),
+    issuer_address: text("issuer_address"),
+    issuer_giro: text("issuer_giro"),
     currency: text("currency").notNull(),
     net_amount: moneyColumn("net_amount").notNull(),
     tax_amount: moneyColumn("tax_amount").notNull(),

@@ -10,6 +10,11 @@ export const clinics = pgTable(
   {
     id: uuid("id").primaryKey(),
     name: text("name").notNull(),
+    /** The issuer data SII documents need: razón social, RUT (normalized 12345678-5), address, giro. */
+    legal_name: text("legal_name"),
+    rut: text("rut"),
+    address: text("address"),
+    giro: text("giro"),
     timezone: text("timezone").notNull().default("UTC"),
     currency: text("currency").notNull().default("CLP"),
     tax_rate_bps: integer("tax_rate_bps").notNull().default(1900),

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses } from "../../http/common-model";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/auth";
-import { LoginBody, MeModel, RegisterBody, SessionModel } from "./model";
+import { ChangePasswordBody, LoginBody, MeModel, RegisterBody, SessionModel } from "./model";
 import * as auth from "./service";
 
 export const REFRESH_COOKIE = "service_refresh";
@@ -66,6 +66,19 @@ export const authModule = (app: AppContext) => {
         return status(204, undefined);
       },
       { auth: true, response: { 204: t.Void(), ...errorResponses(401) }, detail: { summary: "End the session family and clear the cookie" } },
+    )
+    .post(
+      "/password",
+      async ({ actor, body, cookie, status }) => {
+        await auth.changePassword(services, actor.userId, body, cookie[REFRESH_COOKIE]?.value as string | undefined);
+        return status(204, undefined);
+      },
+      {
+        auth: true,
+        body: ChangePasswordBody,
+        response: { 204: t.Void(), ...errorResponses(401, 422) },
+        detail: { summary: "Change your own password; your other sessions end, this one stays" },
+      },
     )
     .get("/me", ({ actor }) => auth.me(services, actor.userId), {
       auth: true,

@@ -18,6 +18,10 @@ export const UserModel = t.Object({
 export const ClinicModel = t.Object({
   id: Uuid,
   name: t.String(),
+  legal_name: t.Union([t.String(), t.Null()], { description: "Razón social (SII issuer)" }),
+  rut: t.Union([t.String(), t.Null()], { description: "The clinic's RUT, 12.345.678-5" }),
+  address: t.Union([t.String(), t.Null()]),
+  giro: t.Union([t.String(), t.Null()], { description: "Business activity (SII issuer)" }),
   timezone: t.String(),
   currency: t.String(),
   tax_rate_bps: t.Integer(),
@@ -55,3 +59,8 @@ export type RegisterInput = typeof RegisterBody.static;
 export type LoginInput = typeof LoginBody.static;
 export type UserView = typeof UserModel.static;
 export type ClinicView = typeof ClinicModel.static;
+
+export const ChangePasswordBody = t.Object({
+  current_password: t.String({ minLength: 1, maxLength: 256 }),
+  new_password: Password,
+});

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, ne } from "drizzle-orm";
 import { isUniqueViolation, type ServiceContext } from "../../db/client";
 import { clinics, refreshTokens, users } from "../../db/schema";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto";
@@ -140,11 +140,43 @@ export async function logout(ctx: ServiceContext, userId: string, token: string 
   await revokeFamilies(ctx, eq(refreshTokens.family_id, row.family_id));
 }
 
+/**
+ * A user changes their own password: the current one must match; every other session of the
+ * user ends (their refresh tokens are revoked), the one presenting `keepToken` stays.
+ */
+export async function changePassword(ctx: ServiceContext, userId: string, input: { current_password: string; new_password: string }, keepToken: string | undefined): Promise<void> {
+  const [user] = await ctx.db.select().from(users).where(and(eq(users.id, userId), isNull(users.deleted_at)));
+  if (!user) throw AppError.notFound("User", userId);
+  if (!(await Bun.password.verify(input.current_password, user.password_hash))) {
+    throw AppError.validation([{ path: "body.current_password", message: "Does not match your current password" }], "The current password is wrong");
+  }
+  const [kept] = keepToken ? await ctx.db.select({ family: refreshTokens.family_id, user: refreshTokens.user_id }).from(refreshTokens).where(eq(refreshTokens.token_hash, sha256Hex(keepToken))) : [];
+  const keepFamily = kept?.user === userId ? kept.family : undefined;
+  const hash = await hashPassword(input.new_password);
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(users).set({ password_hash: hash, updated_at: ctx.clock.now() }).where(eq(users.id, userId));
+    const others = keepFamily ? and(eq(refreshTokens.user_id, userId), ne(refreshTokens.family_id, keepFamily)) : eq(refreshTokens.user_id, userId);
+    await revokeFamilies({ db: tx, clock: ctx.clock }, others!);
+  });
+}
+
+/** The CLI's reset for a forgotten password: by email, ending every session of that user. */
+export async function resetPassword(ctx: ServiceContext, email: string, newPassword: string): Promise<{ user_id: string; email: string }> {
+  const [user] = await ctx.db.select().from(users).where(and(eq(users.email, normalizeEmail(email)), isNull(users.deleted_at)));
+  if (!user) throw new Error(`no user with the email ${normalizeEmail(email)}`);
+  const hash = await hashPassword(newPassword);
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(users).set({ password_hash: hash, updated_at: ctx.clock.now() }).where(eq(users.id, user.id));
+    await revokeFamilies({ db: tx, clock: ctx.clock }, eq(refreshTokens.user_id, user.id));
+  });
+  return { user_id: user.id, email: user.email };
+}
+
 export async function revokeAllSessions(ctx: ServiceContext, userId: string): Promise<void> {
   await revokeFamilies(ctx, eq(refreshTokens.user_id, userId));
 }
 
-async function revokeFamilies(ctx: ServiceContext, which: ReturnType<typeof eq>): Promise<void> {
+async function revokeFamilies(ctx: ServiceContext, which: ReturnType<typeof and> | ReturnType<typeof eq>): Promise<void> {
   await ctx.db.update(refreshTokens).set({ revoked_at: ctx.clock.now() }).where(and(which, isNull(refreshTokens.revoked_at)));
 }
 

@@ -83,6 +83,10 @@ export const TaxDocumentModel = t.Object({
   receiver_rut: NullableString(),
   receiver_name: NullableString(),
   referenced_document_id: t.Union([Uuid, t.Null()]),
+  issuer: t.Object(
+    { name: NullableString(), legal_name: NullableString(), rut: NullableString(), address: NullableString(), giro: NullableString() },
+    { description: "The clinic's issuer data when the document was issued" },
+  ),
   currency: t.String(),
   net_amount: t.Integer(),
   tax_amount: t.Integer(),

@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { isUniqueViolation, type ServiceContext, type Tx } from "../../db/client";
 import { clinicRecords, recordView, liveIn } from "../../db/clinic-records";
-import { folioCounters, taxDocuments } from "../../db/schema";
+import { clinics, folioCounters, taxDocuments } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
@@ -12,7 +12,10 @@ import type { CreateTaxDocumentInput } from "./model";
 
 export const taxDocumentRecords = clinicRecords(taxDocuments, "Tax document");
 
-export const taxDocumentView = (row: typeof taxDocuments.$inferSelect) => recordView(row);
+export const taxDocumentView = (row: typeof taxDocuments.$inferSelect) => {
+  const { issuer_name, issuer_legal_name, issuer_rut, issuer_address, issuer_giro, ...rest } = row;
+  return { ...recordView(rest), issuer: { name: issuer_name, legal_name: issuer_legal_name, rut: issuer_rut, address: issuer_address, giro: issuer_giro } };
+};
 
 /**
  * The next folio for a clinic and document type. The upsert takes the counter row's lock until
@@ -69,10 +72,17 @@ export async function issueTaxDocument(ctx: ServiceContext, clinicId: string, in
         if (existing) throw new AppError("CONFLICT", "This invoice already has a factura or boleta", { document_id: existing.id });
         source = { invoice_id: invoice.id, currency: invoice.currency, net_amount: invoice.net_amount, tax_amount: invoice.tax_amount, total_amount: invoice.total_amount };
       }
+      // The issuer as the clinic's settings say now; a later change does not rewrite this document.
+      const [issuer] = await tx.select({ name: clinics.name, legal_name: clinics.legal_name, rut: clinics.rut, address: clinics.address, giro: clinics.giro }).from(clinics).where(eq(clinics.id, clinicId));
       const [row] = await tx
         .insert(taxDocuments)
         .values({
           id: newId(),
+          issuer_name: issuer?.name ?? null,
+          issuer_legal_name: issuer?.legal_name ?? null,
+          issuer_rut: issuer?.rut ?? null,
+          issuer_address: issuer?.address ?? null,
+          issuer_giro: issuer?.giro ?? null,
           clinic_id: clinicId,
           invoice_id: source.invoice_id,
           doc_type: input.doc_type,

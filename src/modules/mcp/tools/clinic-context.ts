@@ -14,6 +14,7 @@ const ClinicContext = t.Object({
   new_tutors_today: t.Integer(),
   active_alerts: t.Integer(),
   currency: t.String(),
+  timezone: t.String({ description: "The clinic's IANA time zone: \"today\" is this zone's calendar day" }),
   as_of: t.String({ format: "date-time" }),
 });
 
@@ -48,6 +49,7 @@ export async function computeClinicContext({ database, clock, key }: ToolContext
     new_tutors_today: exactInteger(row!.new_tutors_today!),
     active_alerts: exactInteger(row!.active_alerts!),
     currency: key.clinicCurrency,
+    timezone: key.clinicTimezone,
     as_of: rfc3339(now),
   };
 }

@@ -1,0 +1,21 @@
+import { t } from "elysia";
+import { Currency } from "../../http/common-model";
+
+const optionalNullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
+
+/** What the owner may change; `plan` is read-only (it decides the MCP burst cap). */
+export const UpdateClinicBody = t.Object(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    legal_name: optionalNullable(t.String({ minLength: 1, maxLength: 200, examples: ["Servicios Veterinarios Los Aromos SpA"] })),
+    rut: optionalNullable(t.String({ minLength: 3, maxLength: 14, examples: ["76.086.428-5"], description: "Módulo-11 verified; stored as 12.345.678-5" })),
+    address: optionalNullable(t.String({ minLength: 1, maxLength: 300, examples: ["Av. Los Aromos 1234, Ñuñoa, Santiago"] })),
+    giro: optionalNullable(t.String({ minLength: 1, maxLength: 200, examples: ["Servicios veterinarios"] })),
+    timezone: t.Optional(t.String({ minLength: 1, maxLength: 64, examples: ["America/Santiago"], description: "An IANA time zone" })),
+    tax_rate_bps: t.Optional(t.Integer({ minimum: 0, maximum: 10_000, description: "Tax in basis points (1900 = 19 %)" })),
+    currency: t.Optional(Currency),
+  },
+  { minProperties: 1 },
+);
+
+export type UpdateClinicInput = typeof UpdateClinicBody.static;

@@ -1,0 +1,103 @@
+/** Clinic settings (issuer data for SII documents) and accounts (own password, CLI reset). */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { resetPassword } from "../../src/modules/auth/service";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { addMember, PASSWORD, registerClinic, type ClinicSession } from "../helpers/clinic";
+import { emitted } from "../billing/helpers";
+
+let t: TestApp;
+let owner: ClinicSession;
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await registerClinic(t, { timezone: "America/Santiago" });
+});
+afterAll(() => t.close());
+
+describe("GET and PATCH /clinic", () => {
+  test("every role reads the settings; the owner changes them, the RUT verified and normalized", async () => {
+    const staff = await addMember(t, owner, "staff");
+    const read = await staff.as("GET", "/api/v1/clinic");
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ id: owner.clinic.id, timezone: "America/Santiago", currency: "CLP", tax_rate_bps: 1900, plan: "standard", rut: null });
+    expect((await staff.as("PATCH", "/api/v1/clinic", { json: { giro: "x" } })).status).toBe(403);
+    const patched = await owner.as("PATCH", "/api/v1/clinic", {
+      json: { legal_name: "Servicios Veterinarios Los Aromos SpA", rut: "760864285", address: "Av. Los Aromos 1234, Ñuñoa", giro: "Servicios veterinarios", tax_rate_bps: 1900, timezone: "America/Punta_Arenas" },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ rut: "76.086.428-5", legal_name: "Servicios Veterinarios Los Aromos SpA", timezone: "America/Punta_Arenas" });
+    expect((await owner.as("GET", "/api/v1/auth/me")).body.clinic.rut).toBe("76.086.428-5");
+  });
+
+  test.each([
+    [{ rut: "76.086.428-4" }, "body.rut"],
+    [{ timezone: "Mars/Olympus" }, "body.timezone"],
+    [{ tax_rate_bps: 10_001 }, "body.tax_rate_bps"],
+    [{ tax_rate_bps: -1 }, "body.tax_rate_bps"],
+    [{ currency: "pesos" }, "body.currency"],
+    [{ plan: "enterprise" }, "body"],
+    [{}, "body"],
+  ])("%j is 422 naming %s, and changes nothing", async (json, field) => {
+    const before = (await owner.as("GET", "/api/v1/clinic")).body;
+    const r = await owner.as("PATCH", "/api/v1/clinic", { json });
+    if (field === "body" && "plan" in json) {
+      // Unknown body properties are dropped by the schema; with nothing left to change it is 422.
+      expect(r.status, r.text).toBe(422);
+    } else {
+      expect(r.status, r.text).toBe(422);
+      expect(r.body.details.fields.map((f: { path: string }) => f.path), r.text).toContain(field);
+    }
+    expect((await owner.as("GET", "/api/v1/clinic")).body).toEqual(before);
+  });
+
+  test("the currency changes only while there are no money records (409 after)", async () => {
+    const fresh = await registerClinic(t);
+    const changed = await fresh.as("PATCH", "/api/v1/clinic", { json: { currency: "USD" } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.currency).toBe("USD");
+    await emitted(fresh, [{ quantity: 1, unit_price: 100 }]);
+    const refused = await fresh.as("PATCH", "/api/v1/clinic", { json: { currency: "CLP" } });
+    expect(refused.status, refused.text).toBe(409);
+    expect((await fresh.as("GET", "/api/v1/clinic")).body.currency).toBe("USD");
+  });
+
+  test("an SII document carries the issuer data of the moment it was issued", async () => {
+    const clinic = await registerClinic(t);
+    await clinic.as("PATCH", "/api/v1/clinic", { json: { legal_name: "Primera SpA", rut: "76.086.428-5", address: "Calle 1", giro: "Veterinaria" } });
+    const invoice = await emitted(clinic, [{ quantity: 1, unit_price: 1000 }]);
+    const doc = await clinic.as("POST", "/api/v1/billing/sii/documents", { json: { doc_type: 39, invoice_id: invoice.id } });
+    expect(doc.status, doc.text).toBe(201);
+    expect(doc.body.issuer).toEqual({ name: clinic.clinic.name, legal_name: "Primera SpA", rut: "76.086.428-5", address: "Calle 1", giro: "Veterinaria" });
+    await clinic.as("PATCH", "/api/v1/clinic", { json: { legal_name: "Segunda SpA", address: "Calle 2" } });
+    const again = await clinic.as("GET", `/api/v1/billing/sii/documents/${doc.body.id}`);
+    expect(again.body.issuer.legal_name).toBe("Primera SpA");
+    expect(again.body.issuer.address).toBe("Calle 1");
+  });
+});
+
+describe("accounts", () => {
+  test("POST /auth/password: the current password must match; other sessions end, this one stays, old refresh tokens die", async () => {
+    const vet = await addMember(t, owner, "vet");
+    const login = await t.request("POST", "/api/v1/auth/login", { json: { email: vet.user.email, password: PASSWORD } });
+    const otherCookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const wrong = await vet.as("POST", "/api/v1/auth/password", { json: { current_password: "not it at all", new_password: "a brand new password" }, headers: { cookie: vet.refreshCookie } });
+    expect(wrong.status, wrong.text).toBe(422);
+    expect(wrong.body.details.fields[0].path).toBe("body.current_password");
+    const changed = await vet.as("POST", "/api/v1/auth/password", { json: { current_password: PASSWORD, new_password: "a brand new password" }, headers: { cookie: vet.refreshCookie } });
+    expect(changed.status, changed.text).toBe(204);
+    const other = await t.request("POST", "/api/v1/auth/refresh", { headers: { cookie: otherCookie } });
+    expect(other.status, other.text).toBe(401);
+    const kept = await t.request("POST", "/api/v1/auth/refresh", { headers: { cookie: vet.refreshCookie } });
+    expect(kept.status, kept.text).toBe(200);
+    expect((await t.request("POST", "/api/v1/auth/login", { json: { email: vet.user.email, password: PASSWORD } })).status).toBe(401);
+    expect((await t.request("POST", "/api/v1/auth/login", { json: { email: vet.user.email, password: "a brand new password" } })).status).toBe(200);
+  });
+
+  test("reset-password (the CLI's service): a forgotten owner password is replaced and every session ends", async () => {
+    const clinic = await registerClinic(t);
+    const result = await resetPassword({ db: t.database.db, clock: t.clock }, clinic.user.email.toUpperCase(), "reset by the operator");
+    expect(result.user_id).toBe(clinic.user.id);
+    expect((await t.request("POST", "/api/v1/auth/refresh", { headers: { cookie: clinic.refreshCookie } })).status).toBe(401);
+    expect((await t.request("POST", "/api/v1/auth/login", { json: { email: clinic.user.email, password: "reset by the operator" } })).status).toBe(200);
+    await expect(resetPassword({ db: t.database.db, clock: t.clock }, "nobody@clinic.test", "whatever long")).rejects.toThrow("no user with the email");
+  });
+});
