@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, type AnyColumn, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { PageRequest } from "../http/pagination";
 import { newId } from "../lib/crypto";
@@ -81,7 +81,7 @@ export function clinicRecords<T extends ClinicTable>(table: T, label: string) {
   };
 }
 
-/** Keyset or offset page over `table` in `sort` order (ascending). */
+/** Keyset or offset page over `table` in `sort` order (ascending, or descending when the cursor request says so). */
 export async function pageOf<Row>(
   db: Db,
   table: PgTable,
@@ -90,9 +90,10 @@ export async function pageOf<Row>(
   sort: AnyColumn[],
 ): Promise<{ rows: Row[]; total: number }> {
   const where = and(...conditions);
-  const order = sort.map((c) => asc(c));
+  const descending = page.kind === "cursor" && page.descending === true;
+  const order = sort.map((c) => (descending ? desc(c) : asc(c)));
   if (page.kind === "cursor") {
-    const rows = await db.select().from(table).where(and(where, afterKeyset(sort, page.after))).orderBy(...order).limit(page.limit + 1);
+    const rows = await db.select().from(table).where(and(where, afterKeyset(sort, page.after, descending))).orderBy(...order).limit(page.limit + 1);
     return { rows: rows as Row[], total: -1 };
   }
   const [rows, [totals]] = await Promise.all([

@@ -21,8 +21,13 @@ export const PageResponse = <T extends TSchema>(item: T) => t.Union([CursorPage(
 
 export type { KeysetValue };
 
+/** `order=desc` on the lists where newest first is natural (usage log, invoices, payments). */
+export const orderQueryField = {
+  order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")], { default: "asc", description: "asc: oldest first (default); desc: newest first" })),
+};
+
 export type PageRequest =
-  | { kind: "cursor"; limit: number; after: KeysetValue[] | null }
+  | { kind: "cursor"; limit: number; after: KeysetValue[] | null; descending?: boolean }
   | { kind: "offset"; limit: number; offset: number };
 
 export interface ListKey {
@@ -33,6 +38,8 @@ export interface ListKey {
 }
 
 export const DEFAULT_LIMIT = 50;
+
+const directed = (key: ListKey, descending: boolean): ListKey => (descending ? { ...key, list: `${key.list}:desc` } : key);
 
 /**
  * One pagination mechanism for every list: cursors are base64url JSON signed with an HMAC
@@ -51,8 +58,11 @@ export class Paginator {
   }
 
   /** For lists that only have the cursor form. */
-  cursorRequest(query: { limit?: number; cursor?: string }, key: ListKey): PageRequest & { kind: "cursor" } {
-    return { kind: "cursor", limit: query.limit ?? DEFAULT_LIMIT, after: query.cursor ? this.decode(query.cursor, key) : null };
+  cursorRequest(query: { limit?: number; cursor?: string; order?: "asc" | "desc" }, key: ListKey): PageRequest & { kind: "cursor" } {
+    const descending = query.order === "desc";
+    // A cursor is bound to its direction too: one from the other order is INVALID_CURSOR.
+    const after = query.cursor ? this.decode(query.cursor, directed(key, descending)) : null;
+    return { kind: "cursor", limit: query.limit ?? DEFAULT_LIMIT, after, ...(descending ? { descending } : {}) };
   }
 
   /**
@@ -70,7 +80,7 @@ export class Paginator {
     const hasMore = rows.length > request.limit;
     const page = hasMore ? rows.slice(0, request.limit) : rows;
     const last = page[page.length - 1];
-    return { data: page.map(view), next_cursor: hasMore && last ? this.encode(sortValues(last), key) : null, has_more: hasMore };
+    return { data: page.map(view), next_cursor: hasMore && last ? this.encode(sortValues(last), directed(key, request.descending === true)) : null, has_more: hasMore };
   }
 
   offsetPage<Row>(rows: Row[], total: number, request: PageRequest & { kind: "offset" }) {

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { DateFilters, Money, NullableString, StrictInteger, Timestamp, Uuid, ValueList } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, orderQueryField } from "../../http/pagination";
 import { INVOICE_STATUSES, PAYMENT_METHODS, TAX_DOC_TYPES } from "../../db/schema";
 
 const NullableTimestamp = t.Union([Timestamp, t.Null()]);
@@ -45,7 +45,7 @@ export const UpdateInvoiceBody = t.Object(
   },
   { minProperties: 1 },
 );
-export const InvoiceListQuery = t.Object({ ...cursorQueryFields, ...DateFilters, status: t.Optional(ValueList(INVOICE_STATUSES)), tutor_id: t.Optional(Uuid) });
+export const InvoiceListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField, ...DateFilters, status: t.Optional(ValueList(INVOICE_STATUSES)), tutor_id: t.Optional(Uuid) });
 
 // Payments and refunds
 export const PaymentModel = t.Object({
@@ -64,7 +64,7 @@ export const CreatePaymentBody = t.Object({
   method: t.Union(PAYMENT_METHODS.map((m) => t.Literal(m))),
   reference: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
 });
-export const PaymentListQuery = t.Object({ ...cursorQueryFields, ...DateFilters, invoice_id: t.Optional(Uuid), method: t.Optional(ValueList(PAYMENT_METHODS)) });
+export const PaymentListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField, ...DateFilters, invoice_id: t.Optional(Uuid), method: t.Optional(ValueList(PAYMENT_METHODS)) });
 
 export const RefundModel = t.Object({ ...record, payment_id: Uuid, invoice_id: Uuid, amount: t.Integer(), currency: t.String(), reason: NullableString(), refunded_at: Timestamp });
 export const CreateRefundBody = t.Object({

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { DateOnly, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, orderQueryField } from "../../http/pagination";
 
 export const Scope = t.Union([t.Literal("read"), t.Literal("query"), t.Literal("clinic_context")]);
 const NullableTimestamp = t.Union([Timestamp, t.Null()]);
@@ -32,6 +32,7 @@ export const KeyListQuery = t.Object({ ...cursorQueryFields });
 
 export const UsageQuery = t.Object({
   ...cursorQueryFields,
+  ...orderQueryField,
   api_key_id: t.Optional(Uuid),
   tool: t.Optional(t.String({ maxLength: 100 })),
   outcome: t.Optional(t.String({ pattern: "^(ok|blocked|error|denied|rate_limited)(,(ok|blocked|error|denied|rate_limited))*$" })),
