@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Currency } from "../../http/common-model";
+import { Currency, StrictInteger } from "../../http/common-model";
 
 const optionalNullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
 
@@ -12,7 +12,7 @@ export const UpdateClinicBody = t.Object(
     address: optionalNullable(t.String({ minLength: 1, maxLength: 300, examples: ["Av. Los Aromos 1234, Ñuñoa, Santiago"] })),
     giro: optionalNullable(t.String({ minLength: 1, maxLength: 200, examples: ["Servicios veterinarios"] })),
     timezone: t.Optional(t.String({ minLength: 1, maxLength: 64, examples: ["America/Santiago"], description: "An IANA time zone" })),
-    tax_rate_bps: t.Optional(t.Integer({ minimum: 0, maximum: 10_000, description: "Tax in basis points (1900 = 19 %)" })),
+    tax_rate_bps: t.Optional(StrictInteger({ minimum: 0, maximum: 10_000, description: "Tax in basis points (1900 = 19 %)" })),
     currency: t.Optional(Currency),
   },
   { minProperties: 1 },
