@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import type { ServiceContext } from "../../db/client";
@@ -29,8 +29,9 @@ export async function boardPage(ctx: ServiceContext, clinicId: string, timeZone:
       tutor: { id: tutors.id, name: tutors.name, phone: tutors.phone },
     })
     .from(visits)
-    .leftJoin(patients, and(eq(patients.id, visits.patient_id), eq(patients.clinic_id, clinicId)))
-    .leftJoin(tutors, and(eq(tutors.id, patients.tutor_id), eq(tutors.clinic_id, clinicId)))
+    // A deleted patient or tutor never shows in the board's summaries (null instead).
+    .leftJoin(patients, and(eq(patients.id, visits.patient_id), eq(patients.clinic_id, clinicId), isNull(patients.deleted_at)))
+    .leftJoin(tutors, and(eq(tutors.id, patients.tutor_id), eq(tutors.clinic_id, clinicId), isNull(tutors.deleted_at)))
     .where(and(liveIn(visits, clinicId), ...visitConditions(filters, timeZone), afterKeyset([visits.scheduled_at, visits.id], page.after)))
     .orderBy(...ascending([visits.scheduled_at, visits.id]))
     .limit(page.limit + 1);

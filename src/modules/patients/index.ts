@@ -39,5 +39,5 @@ export const patientsModule = ({ auth, services, paginator }: AppContext) =>
         await patientsService.deletePatient(services, actor.clinicId, params.id);
         return status(204, undefined);
       },
-      { params: IdParams, response: { 204: t.Void(), ...errorResponses(401, 404, 422) } },
+      { params: IdParams, response: { 204: t.Void(), ...errorResponses(401, 404, 409, 422) }, detail: { summary: "Soft delete; 409 while open work depends on it (details.blocked_by)" } },
     );

@@ -1,7 +1,8 @@
-import { eq, ilike, inArray } from "drizzle-orm";
+import { and, eq, ilike, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { clinicRecords, recordView } from "../../db/clinic-records";
-import { patients } from "../../db/schema";
+import { alerts, patients, visits } from "../../db/schema";
+import { assertNothingBlocks } from "../../db/delete-blockers";
 import type { PageRequest } from "../../http/pagination";
 import { AppError } from "../../lib/errors";
 import { utcDay } from "../../lib/time";
@@ -43,7 +44,15 @@ export async function updatePatient(ctx: ServiceContext, clinicId: string, id: s
   return patientView(await patientRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
 }
 
-export const deletePatient = (ctx: ServiceContext, clinicId: string, id: string) => patientRecords.softDelete(ctx, clinicId, id);
+/** A patient with scheduled or in-progress visits, or active alerts, cannot be deleted (409). */
+export async function deletePatient(ctx: ServiceContext, clinicId: string, id: string) {
+  await patientRecords.find(ctx, clinicId, id);
+  await assertNothingBlocks(ctx.db, clinicId, "patient", [
+    { kind: "open_visits", table: visits, where: and(eq(visits.patient_id, id), inArray(visits.status, ["scheduled", "in_progress"]))! },
+    { kind: "active_alerts", table: alerts, where: and(eq(alerts.patient_id, id), eq(alerts.status, "active"))! },
+  ]);
+  await patientRecords.softDelete(ctx, clinicId, id);
+}
 
 export const listPatients = (ctx: ServiceContext, clinicId: string, filters: PatientFilters, page: PageRequest) =>
   patientRecords.page(

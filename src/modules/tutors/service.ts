@@ -1,7 +1,8 @@
-import { ilike } from "drizzle-orm";
+import { and, eq, ilike, notInArray } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { clinicRecords, recordView } from "../../db/clinic-records";
-import { tutors } from "../../db/schema";
+import { invoices, patients, tutors } from "../../db/schema";
+import { assertNothingBlocks } from "../../db/delete-blockers";
 import type { PageRequest } from "../../http/pagination";
 
 import type { CreateTutorInput, UpdateTutorInput } from "./model";
@@ -22,7 +23,15 @@ export const getTutor = async (ctx: ServiceContext, clinicId: string, id: string
 export const updateTutor = async (ctx: ServiceContext, clinicId: string, id: string, input: UpdateTutorInput) =>
   tutorView(await tutorRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
 
-export const deleteTutor = (ctx: ServiceContext, clinicId: string, id: string) => tutorRecords.softDelete(ctx, clinicId, id);
+/** A tutor with live patients or invoices that are not paid or void cannot be deleted (409). */
+export async function deleteTutor(ctx: ServiceContext, clinicId: string, id: string) {
+  await tutorRecords.find(ctx, clinicId, id);
+  await assertNothingBlocks(ctx.db, clinicId, "tutor", [
+    { kind: "live_patients", table: patients, where: eq(patients.tutor_id, id) },
+    { kind: "unpaid_invoices", table: invoices, where: and(eq(invoices.tutor_id, id), notInArray(invoices.status, ["paid", "void"]))! },
+  ]);
+  await tutorRecords.softDelete(ctx, clinicId, id);
+}
 
 export const listTutors = (ctx: ServiceContext, clinicId: string, filters: { q?: string }, page: PageRequest) =>
   tutorRecords.page(ctx, clinicId, [filters.q ? ilike(tutors.name, likePattern(filters.q)) : undefined], page);
