@@ -18,7 +18,8 @@ export const tutors = pgTable(
   },
   (t) => [
     index("tutors_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
-    index("tutors_name_trgm_idx").using("gin", t.name.op("gin_trgm_ops")).where(live(t)),
+    // Search is accent- and case-insensitive: trigrams over fold_name(name) (migration 0005 defines it).
+    index("tutors_name_folded_trgm_idx").using("gin", sql`fold_name(${t.name}) gin_trgm_ops`).where(live(t)),
   ],
 );
 
@@ -42,7 +43,7 @@ export const patients = pgTable(
   (t) => [
     index("patients_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("patients_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
-    index("patients_name_trgm_idx").using("gin", t.name.op("gin_trgm_ops")).where(live(t)),
+    index("patients_name_folded_trgm_idx").using("gin", sql`fold_name(${t.name}) gin_trgm_ops`).where(live(t)),
   ],
 );
 

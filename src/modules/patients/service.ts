@@ -1,4 +1,4 @@
-import { and, eq, ilike, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { clinicRecords, recordView } from "../../db/clinic-records";
 import { alerts, patients, visits } from "../../db/schema";
@@ -6,7 +6,7 @@ import { assertNothingBlocks } from "../../db/delete-blockers";
 import type { PageRequest } from "../../http/pagination";
 import { AppError } from "../../lib/errors";
 import { utcDay } from "../../lib/time";
-import { likePattern, tutorRecords } from "../tutors/service";
+import { nameMatches, tutorRecords } from "../tutors/service";
 import type { CreatePatientInput, PatientFilters, UpdatePatientInput } from "./model";
 
 export const patientRecords = clinicRecords(patients, "Patient");
@@ -59,7 +59,7 @@ export const listPatients = (ctx: ServiceContext, clinicId: string, filters: Pat
     ctx,
     clinicId,
     [
-      filters.q ? ilike(patients.name, likePattern(filters.q)) : undefined,
+      filters.q ? nameMatches(patients.name, filters.q) : undefined,
       filters.tutor_id ? eq(patients.tutor_id, filters.tutor_id) : undefined,
       filters.species ? inArray(patients.species, filters.species.split(",")) : undefined,
     ],

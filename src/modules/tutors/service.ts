@@ -1,4 +1,5 @@
-import { and, eq, ilike, notInArray } from "drizzle-orm";
+import { and, eq, notInArray, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../db/client";
 import { clinicRecords, recordView } from "../../db/clinic-records";
 import { invoices, patients, tutors } from "../../db/schema";
@@ -14,6 +15,12 @@ export const tutorView = (row: TutorRow) => recordView(row);
 
 /** `%` and `_` in a search are literal text, not patterns. */
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * `q` on names: accent- and case-insensitive ("gonzalez" finds "González"), both sides folded by
+ * the database's fold_name, which the trigram index is built on.
+ */
+export const nameMatches = (column: AnyPgColumn, q: string) => sql`fold_name(${column}) like fold_name(${likePattern(q)})`;
 
 export const createTutor = async (ctx: ServiceContext, clinicId: string, input: CreateTutorInput) =>
   tutorView(await tutorRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
@@ -34,4 +41,4 @@ export async function deleteTutor(ctx: ServiceContext, clinicId: string, id: str
 }
 
 export const listTutors = (ctx: ServiceContext, clinicId: string, filters: { q?: string }, page: PageRequest) =>
-  tutorRecords.page(ctx, clinicId, [filters.q ? ilike(tutors.name, likePattern(filters.q)) : undefined], page);
+  tutorRecords.page(ctx, clinicId, [filters.q ? nameMatches(tutors.name, filters.q) : undefined], page);
