@@ -165,6 +165,14 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
   }
   const credited = documentRows.find((d) => d.doc_type === 39);
   if (credited) {
+    // As the service requires: the sale's payment is refunded in full, then the nota de crédito
+    // credits the boleta and the invoice becomes `credited`.
+    const invoice = invoiceRows.find((row) => row.id === credited.invoice_id)!;
+    const payment = paymentRows.find((row) => row.invoice_id === credited.invoice_id)!;
+    const refundedAt = new Date(now.getTime() - HOUR);
+    payment.refunded_amount = payment.amount;
+    refundRows.push({ ...stamp(refundedAt), id: newId(), payment_id: payment.id!, invoice_id: invoice.id!, amount: payment.amount, currency: "CLP", reason: "Venta anulada con nota de crédito", refunded_at: refundedAt });
+    Object.assign(invoice, { status: "credited", paid_amount: 0, paid_at: null });
     documentRows.push({ ...stamp(), id: newId(), invoice_id: credited.invoice_id, doc_type: 61, folio: ++folios[61], referenced_document_id: credited.id!, currency: "CLP", net_amount: credited.net_amount, tax_amount: credited.tax_amount, total_amount: credited.total_amount, issued_at: now });
   }
   for (let i = 0; i < invoiceRows.length; i += 200) await db.insert(invoices).values(invoiceRows.slice(i, i + 200));

@@ -4,7 +4,7 @@ import { moneyColumn, recordColumns, softDeleteColumn, timestampColumn } from ".
 
 const live = (t: { deleted_at: unknown }) => sql`${t.deleted_at} is null`;
 
-export const INVOICE_STATUSES = ["draft", "emitted", "paid", "void"] as const;
+export const INVOICE_STATUSES = ["draft", "emitted", "paid", "void", "credited"] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 export const invoices = pgTable(
@@ -29,7 +29,7 @@ export const invoices = pgTable(
     index("invoices_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("invoices_clinic_emitted_idx").on(t.clinic_id, t.emitted_at, t.id).where(live(t)),
     index("invoices_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
-    check("invoices_status_check", sql`${t.status} in ('draft', 'emitted', 'paid', 'void')`),
+    check("invoices_status_check", sql`${t.status} in ('draft', 'emitted', 'paid', 'void', 'credited')`),
     check("invoices_paid_within_total", sql`${t.paid_amount} >= 0 and ${t.paid_amount} <= ${t.total_amount}`),
   ],
 );

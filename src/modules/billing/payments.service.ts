@@ -33,8 +33,9 @@ export async function createPayment(ctx: ServiceContext, clinicId: string, input
   return ctx.db.transaction(async (tx) => {
     const invoice = await lockInvoice(tx, clinicId, input.invoice_id);
     if (!invoice) throw AppError.validation([{ path: "body.invoice_id", message: "No such invoice in this clinic" }]);
-    if (invoice.status === "draft" || invoice.status === "void") {
-      throw new AppError("INVALID_STATE_TRANSITION", `A ${invoice.status} invoice cannot take payments; emit it first`, { status: invoice.status });
+    if (invoice.status !== "emitted" && invoice.status !== "paid") {
+      const hint = invoice.status === "draft" ? "; emit it first" : "";
+      throw new AppError("INVALID_STATE_TRANSITION", `A ${invoice.status} invoice cannot take payments${hint}`, { status: invoice.status });
     }
     const balance = invoice.total_amount - invoice.paid_amount;
     if (input.amount > balance) {

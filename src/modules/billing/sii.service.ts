@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { isUniqueViolation, type ServiceContext, type Tx } from "../../db/client";
 import { clinicRecords, recordView, liveIn } from "../../db/clinic-records";
-import { clinics, folioCounters, taxDocuments } from "../../db/schema";
+import { clinics, folioCounters, invoices, taxDocuments } from "../../db/schema";
 import type { PageRequest } from "../../http/pagination";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
@@ -55,9 +55,14 @@ export async function issueTaxDocument(ctx: ServiceContext, clinicId: string, in
         const [referenced] = await tx.select().from(taxDocuments).where(and(liveIn(taxDocuments, clinicId), eq(taxDocuments.id, input.referenced_document_id!)));
         if (!referenced || referenced.doc_type === 61) throw AppError.validation([{ path: "body.referenced_document_id", message: "No such factura or boleta in this clinic" }]);
         if (input.invoice_id && input.invoice_id !== referenced.invoice_id) throw AppError.validation([{ path: "body.invoice_id", message: "Must be the referenced document's invoice" }]);
-        await lockInvoice(tx, clinicId, referenced.invoice_id);
+        const invoice = await lockInvoice(tx, clinicId, referenced.invoice_id);
         const [credited] = await tx.select({ id: taxDocuments.id }).from(taxDocuments).where(and(liveIn(taxDocuments, clinicId), eq(taxDocuments.referenced_document_id, referenced.id)));
         if (credited) throw new AppError("CONFLICT", "This document already has a nota de crédito", { document_id: credited.id });
+        // A nota de crédito cancels the sale in full: money still held for it must go back first.
+        if (invoice && invoice.paid_amount > 0) {
+          throw new AppError("CONFLICT", `Refund the invoice's payments first: ${invoice.paid_amount} is still paid on it`, { invoice_id: invoice.id, refund_needed: invoice.paid_amount });
+        }
+        if (invoice) await tx.update(invoices).set({ status: "credited", updated_at: now }).where(eq(invoices.id, invoice.id));
         source = referenced;
       } else {
         const invoice = await lockInvoice(tx, clinicId, input.invoice_id!);

@@ -35,7 +35,7 @@ export async function deleteTutor(ctx: ServiceContext, clinicId: string, id: str
   await tutorRecords.find(ctx, clinicId, id);
   await assertNothingBlocks(ctx.db, clinicId, "tutor", [
     { kind: "live_patients", table: patients, where: eq(patients.tutor_id, id) },
-    { kind: "unpaid_invoices", table: invoices, where: and(eq(invoices.tutor_id, id), notInArray(invoices.status, ["paid", "void"]))! },
+    { kind: "unpaid_invoices", table: invoices, where: and(eq(invoices.tutor_id, id), notInArray(invoices.status, ["paid", "void", "credited"]))! },
   ]);
   await tutorRecords.softDelete(ctx, clinicId, id);
 }

@@ -28,7 +28,7 @@ select
     as revenue_today,
   (select count(*) from visits where clinic_id = $1 and deleted_at is null and status <> 'cancelled' and scheduled_at >= $2 and scheduled_at < $3)
     as visits_today,
-  (select coalesce(round(avg(total_amount)), 0) from invoices where clinic_id = $1 and deleted_at is null and status <> 'void' and emitted_at >= $2 and emitted_at < $3)
+  (select coalesce(round(avg(total_amount)), 0) from invoices where clinic_id = $1 and deleted_at is null and status not in ('void', 'credited') and emitted_at >= $2 and emitted_at < $3)
     as avg_ticket,
   (select count(*) from tutors where clinic_id = $1 and deleted_at is null and created_at >= $2 and created_at < $3)
     as new_tutors_today,

@@ -1,0 +1,55 @@
+/** A nota de crédito (61) cancels its sale: payments must be refunded first; the invoice becomes `credited`. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { registerClinic, type ClinicSession } from "../helpers/clinic";
+import { createKey, invoke } from "../mcp/helpers";
+import { emitted, pay, tutorFor } from "./helpers";
+
+let t: TestApp;
+let owner: ClinicSession;
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await registerClinic(t, { timezone: "America/Santiago" });
+});
+afterAll(() => t.close());
+
+const issue = (json: unknown) => owner.as("POST", "/api/v1/billing/sii/documents", { json });
+
+test("credit a paid boleta end to end: refused while money is held, then the invoice is credited and leaves the revenue figures", async () => {
+  const key = await createKey(owner, { scopes: ["clinic_context", "query"] });
+  const before = (await invoke(t, key.api_key, "get_clinic_context")).body;
+  const tutorId = await tutorFor(owner, "Credited Tutor");
+  const invoice = await emitted(owner, [{ quantity: 1, unit_price: 10_000 }], tutorId);
+  const payment = await pay(owner, invoice.id, 11_900);
+  expect(payment.status, payment.text).toBe(201);
+  const boleta = await issue({ doc_type: 39, invoice_id: invoice.id });
+  expect(boleta.status, boleta.text).toBe(201);
+
+  const refused = await issue({ doc_type: 61, referenced_document_id: boleta.body.id });
+  expect(refused.status, refused.text).toBe(409);
+  expect(refused.body.details).toEqual({ invoice_id: invoice.id, refund_needed: 11_900 });
+
+  const refund = await owner.as("POST", "/api/v1/billing/refunds", { json: { payment_id: payment.body.id, amount: 11_900, reason: "Venta anulada" } });
+  expect(refund.status, refund.text).toBe(201);
+  const note = await issue({ doc_type: 61, referenced_document_id: boleta.body.id });
+  expect(note.status, note.text).toBe(201);
+  expect(note.body).toMatchObject({ doc_type: 61, total_amount: 11_900, invoice_id: invoice.id });
+
+  const credited = await owner.as("GET", `/api/v1/billing/invoices/${invoice.id}`);
+  expect(credited.body).toMatchObject({ status: "credited", paid_amount: 0, balance: 11_900 });
+  expect((await owner.as("GET", "/api/v1/billing/invoices?status=credited")).body.data.map((i: { id: string }) => i.id)).toContain(invoice.id);
+  // Nothing more happens to a credited invoice: no payment, no void, no second document.
+  expect((await pay(owner, invoice.id, 100)).status).toBe(409);
+  expect((await owner.as("POST", `/api/v1/billing/invoices/${invoice.id}/void`)).status).toBe(409);
+  expect((await issue({ doc_type: 39, invoice_id: invoice.id })).status).toBe(409);
+
+  // Revenue: the payment and its refund cancel out; the average ticket leaves the credited invoice out.
+  const after = (await invoke(t, key.api_key, "get_clinic_context")).body;
+  expect(after.revenue_today).toBe(before.revenue_today);
+  expect(after.avg_ticket).toBe(before.avg_ticket);
+  const view = await invoke(t, key.api_key, "query_database", { sql: `select status from invoices where id = '${invoice.id}'` });
+  expect(view.body.rows).toEqual([{ status: "credited" }]);
+
+  // A tutor whose only invoice is credited can be deleted.
+  expect((await owner.as("DELETE", `/api/v1/tutors/${tutorId}`)).status).toBe(204);
+});
