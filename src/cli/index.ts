@@ -13,8 +13,13 @@ Usage: vet-clinic [command] [options]
 Commands:
   serve                      Start the service (default)
   migrate                    Apply database migrations and exit
-  seed --demo [--size S]     Create a demo clinic (S: small, default, or large: ~1M visits)
-                             and print an owner login and an MCP key
+  seed --demo [--size S] [--replace]
+                             Create the demo clinic (S: small, default, or large: ~1M visits)
+                             and print its logins and an MCP key; run again, it reuses the demo
+                             clinic with new passwords and a new key (--replace: delete it and
+                             create it anew)
+  demo                       Seed the demo clinic as above, then serve, printing its logins
+                             once the server is listening
   create-owner --email E --name N --clinic C [--password P] [--timezone TZ] [--currency CUR]
                              Create a clinic and its owner (password also from OWNER_PASSWORD)
   reset-password --email E   Set a new password for a user (from NEW_PASSWORD, or one line on
@@ -57,6 +62,7 @@ export async function runCli(argv: string[]): Promise<void> {
       version: { type: "boolean", short: "v" },
       demo: { type: "boolean" },
       size: { type: "string" },
+      replace: { type: "boolean" },
       email: { type: "string" },
       name: { type: "string" },
       clinic: { type: "string" },
@@ -77,11 +83,17 @@ export async function runCli(argv: string[]): Promise<void> {
       if (!values.demo) throw new Error("seed needs --demo");
       const size = values.size ?? "small";
       if (size !== "small" && size !== "large") throw new Error("--size must be small or large");
-      const { seedDemo } = await import("./seed");
+      const { demoBlock, seedDemo } = await import("./seed");
       return withDatabase(async (database) => {
-        const result = await seedDemo(database, systemClock, size);
-        console.log(JSON.stringify({ msg: "demo clinic created", data: database.location, ...result }, null, 2));
+        const result = await seedDemo(database, systemClock, size, { replace: values.replace === true });
+        console.log(`${demoBlock(result)}\nData: ${database.location}; ${Object.entries(result.counts).map(([table, n]) => `${n} ${table}`).join(", ")}`);
       });
+    }
+    case "demo": {
+      const { demoBlock, seedDemo } = await import("./seed");
+      const result = await withDatabase((database) => seedDemo(database, systemClock, "small", { replace: values.replace === true }));
+      // Printed after "listening", so the logins sit above the request log instead of scrolling away.
+      return serve({ onListening: (baseUrl) => console.log(demoBlock(result, baseUrl)) });
     }
     case "create-owner": {
       const password = values.password ?? process.env.OWNER_PASSWORD;

@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { alerts, apiKeys, folioCounters, invoiceItems, invoices, patients, payments, refunds, taxDocuments, tutors, users, visits } from "../db/schema";
+import { alerts, apiKeys, clinics, folioCounters, refreshTokens, invoiceItems, invoices, patients, payments, refunds, taxDocuments, tutors, users, visits } from "../db/schema";
 import { DAY, HOUR, MINUTE, type Clock } from "../lib/clock";
 import { newId, randomAlphanumeric } from "../lib/crypto";
 import { generateApiKey } from "../modules/mcp/api-keys";
@@ -39,30 +39,124 @@ function prng(seed: number) {
 export const rutFor = formatRut;
 
 
+export const DEMO_DOMAIN = "demo.vetclinic.cl";
+const DEMO_CLINIC = "Clínica Veterinaria Los Aromos";
+
+/** The demo's people, with fixed emails so a second run finds the demo clinic instead of adding one. */
+const DEMO_PEOPLE = [
+  { role: "owner", email: `owner@${DEMO_DOMAIN}`, name: "Dra. Carolina Fuentes" },
+  { role: "vet", email: `vet1@${DEMO_DOMAIN}`, name: "Dr. Ignacio Morales" },
+  { role: "vet", email: `vet2@${DEMO_DOMAIN}`, name: "Dra. Paula Sepúlveda" },
+  { role: "staff", email: `recepcion@${DEMO_DOMAIN}`, name: "Andrea Torres" },
+] as const;
+
+export interface DemoLogin {
+  role: string;
+  name: string;
+  email: string;
+  password: string;
+}
+
 export interface DemoResult {
   clinic_id: string;
+  /** created: there was none; reused: the existing demo clinic, with new passwords and a new key; replaced: deleted and created anew. */
+  action: "created" | "reused" | "replaced";
   owner: { email: string; password: string };
+  logins: DemoLogin[];
   mcp_key: string;
   counts: Record<string, number>;
 }
 
-/** A realistic Chilean clinic: people, pets, two months of visits, billing with SII documents, alerts. */
-export async function seedDemo(database: Database, clock: Clock, size: "small" | "large", largeVisitCount = 1_000_000): Promise<DemoResult> {
+const demoPassword = () => `demo-${randomAlphanumeric(12)}`;
+
+/** The demo clinic of an earlier run, found by its owner's fixed email. */
+async function findDemoClinic(database: Database): Promise<string | undefined> {
+  const [row] = await database.query<{ clinic_id: string }>("select clinic_id from users where email = $1 and deleted_at is null", [DEMO_PEOPLE[0].email]);
+  return row?.clinic_id;
+}
+
+/**
+ * Deletes every row of one clinic, whatever tables the schema has: each table with a clinic_id,
+ * in as many passes as the foreign keys need (a refused delete is retried after its dependants
+ * are gone), plus the quota counters, which hang off the clinic's keys.
+ */
+export async function deleteClinicData(database: Database, clinicId: string): Promise<void> {
+  const tables = (await database.query<{ table_name: string }>(
+    "select table_name from information_schema.columns where table_schema = 'public' and column_name = 'clinic_id' and table_name in (select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE')",
+  )).map((row) => row.table_name);
+  await database.db.transaction(async (tx) => {
+    await tx.execute(sql`delete from quota_counters where api_key_id in (select id from api_keys where clinic_id = ${clinicId})`);
+    let pending = [...tables];
+    for (let pass = 0; pending.length && pass < tables.length + 1; pass++) {
+      const failed: string[] = [];
+      for (const table of pending) {
+        try {
+          await tx.transaction((savepoint) => savepoint.execute(sql`delete from ${sql.identifier(table)} where clinic_id = ${clinicId}`));
+        } catch {
+          failed.push(table);
+        }
+      }
+      pending = failed;
+    }
+    if (pending.length) throw new Error(`could not delete the demo clinic's rows in ${pending.join(", ")}`);
+    await tx.execute(sql`delete from clinics where id = ${clinicId}`);
+  });
+}
+
+async function demoCounts(database: Database, clinicId: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of ["tutors", "patients", "visits", "invoices", "payments", "refunds", "tax_documents"]) {
+    const [row] = await database.query<{ n: number }>(`select count(*)::int as n from ${table} where clinic_id = $1`, [clinicId]);
+    counts[table] = row?.n ?? 0;
+  }
+  return counts;
+}
+
+/** A second run without --replace: the same clinic, a new password for every demo login (their sessions end) and a new MCP key. */
+async function reuseDemo(database: Database, clock: Clock, clinicId: string): Promise<DemoResult> {
+  const now = clock.now();
+  const logins: DemoLogin[] = [];
+  for (const person of DEMO_PEOPLE) {
+    const password = demoPassword();
+    const [user] = await database.db.update(users).set({ password_hash: await hashPassword(password), updated_at: now }).where(and(eq(users.email, person.email), isNull(users.deleted_at))).returning({ id: users.id });
+    if (!user) continue;
+    await database.db.update(refreshTokens).set({ revoked_at: now }).where(and(eq(refreshTokens.user_id, user.id), isNull(refreshTokens.revoked_at)));
+    logins.push({ role: person.role, name: person.name, email: person.email, password });
+  }
+  const key = generateApiKey();
+  await database.db.insert(apiKeys).values({ clinic_id: clinicId, created_at: now, updated_at: now, id: newId(), name: `Demo assistant ${now.toISOString().slice(0, 16)}`, key_hash: key.hash, key_prefix: key.prefix, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
+  return { clinic_id: clinicId, action: "reused", owner: { email: logins[0]!.email, password: logins[0]!.password }, logins, mcp_key: key.value, counts: await demoCounts(database, clinicId) };
+}
+
+export interface SeedOptions {
+  /** Delete an existing demo clinic and create it anew (default: reuse it). */
+  replace?: boolean;
+  largeVisitCount?: number;
+}
+
+/** A realistic Chilean clinic: people, pets, two months of visits, billing with SII documents, alerts. Re-runnable: see SeedOptions. */
+export async function seedDemo(database: Database, clock: Clock, size: "small" | "large", options: SeedOptions = {}): Promise<DemoResult> {
+  const existing = await findDemoClinic(database);
+  if (existing && !options.replace) return reuseDemo(database, clock, existing);
+  if (existing) await deleteClinicData(database, existing);
+  const largeVisitCount = options.largeVisitCount ?? 1_000_000;
   const db = database.db;
   const r = prng(20261122);
   const now = clock.now();
-  const password = `demo-${randomAlphanumeric(12)}`;
-  const email = `owner+${randomAlphanumeric(6).toLowerCase()}@demo.vetclinic.cl`;
-  const session = await register({ db, clock }, { email, password, name: "Dra. Carolina Fuentes", clinic_name: "Clínica Veterinaria Los Aromos", timezone: "America/Santiago", currency: "CLP" });
+  const logins: DemoLogin[] = DEMO_PEOPLE.map((person) => ({ role: person.role, name: person.name, email: person.email, password: demoPassword() }));
+  const { email, password } = logins[0]!;
+  const session = await register({ db, clock }, { email, password, name: DEMO_PEOPLE[0].name, clinic_name: DEMO_CLINIC, timezone: "America/Santiago", currency: "CLP" });
   const clinicId = session.clinic.id;
+  // A plausible issuer for the SII documents (RUT with a valid check digit).
+  await db.update(clinics).set({ legal_name: "Servicios Veterinarios Los Aromos SpA", rut: formatRut(76_086_428), address: "Av. Los Aromos 1234, Ñuñoa, Santiago", giro: "Servicios veterinarios" }).where(eq(clinics.id, clinicId));
   const stamp = (at: Date = now) => ({ clinic_id: clinicId, created_at: at, updated_at: at });
-  const staffHash = await hashPassword(password);
   const vetIds = [newId(), newId()];
-  await db.insert(users).values([
-    { ...stamp(), id: vetIds[0]!, email: `vet1+${clinicId.slice(-6)}@demo.vetclinic.cl`, name: "Dr. Ignacio Morales", role: "vet", password_hash: staffHash },
-    { ...stamp(), id: vetIds[1]!, email: `vet2+${clinicId.slice(-6)}@demo.vetclinic.cl`, name: "Dra. Paula Sepúlveda", role: "vet", password_hash: staffHash },
-    { ...stamp(), id: newId(), email: `recepcion+${clinicId.slice(-6)}@demo.vetclinic.cl`, name: "Andrea Torres", role: "staff", password_hash: staffHash },
-  ]);
+  const staffIds = [vetIds[0]!, vetIds[1]!, newId()];
+  await db.insert(users).values(
+    await Promise.all(
+      logins.slice(1).map(async (login, i) => ({ ...stamp(), id: staffIds[i]!, email: login.email, name: login.name, role: login.role as "vet" | "staff", password_hash: await hashPassword(login.password) })),
+    ),
+  );
 
   const tutorRows = Array.from({ length: 60 }, (_, i) => {
     const name = `${r.pick(FIRST)} ${r.pick(LAST)} ${r.pick(LAST)}`;
@@ -199,7 +293,9 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
   if (size === "large") largeVisits = await seedManyVisits(database, clinicId, patientRows.map((p) => p.id), vetIds, now, largeVisitCount);
   return {
     clinic_id: clinicId,
+    action: existing ? "replaced" : "created",
     owner: { email, password },
+    logins,
     mcp_key: key.value,
     counts: { tutors: tutorRows.length, patients: patientRows.length, visits: visitRows.length + largeVisits, invoices: invoiceRows.length, payments: paymentRows.length, refunds: refundRows.length, tax_documents: documentRows.length },
   };
@@ -222,4 +318,20 @@ async function seedManyVisits(database: Database, clinicId: string, patientIds: 
             from generate_series(${start + 1}::int, ${Math.min(start + chunk, total)}::int) g) s`);
   }
   return total;
+}
+
+/** The demo's logins as a block a person can read (printed once by `seed --demo` and `demo`). */
+export function demoBlock(result: DemoResult, baseUrl?: string): string {
+  const width = Math.max(...result.logins.map((login) => login.email.length));
+  const lines = [
+    `Demo clinic: ${DEMO_CLINIC} (${result.action})`,
+    ...(baseUrl ? [`Open ${baseUrl}/docs (API) — REST at ${baseUrl}/api/v1, MCP at ${baseUrl}/mcp`] : []),
+    "",
+    ...result.logins.map((login) => `  ${login.role.padEnd(6)} ${login.email.padEnd(width)}  ${login.password}   (${login.name})`),
+    "",
+    `  MCP key  ${result.mcp_key}`,
+    result.action === "reused" ? "  (Passwords and the key are new on every run; earlier ones no longer work.)" : "",
+  ];
+  const rule = "=".repeat(Math.max(...lines.map((line) => line.length)));
+  return [rule, ...lines.filter((line, i) => line !== "" || i < lines.length - 1), rule].join("\n");
 }

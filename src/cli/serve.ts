@@ -9,7 +9,7 @@ import { MigrationFailedError } from "./startup-errors";
 const DRAIN_TIMEOUT_MS = 10_000;
 
 /** Serves: read the environment, migrate, listen, and stop cleanly on SIGINT/SIGTERM. */
-export async function serve(): Promise<void> {
+export async function serve(options: { onListening?: (baseUrl: string) => void } = {}): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -57,5 +57,6 @@ export async function serve(): Promise<void> {
     database: database.kind,
     data: database.location,
   });
+  options.onListening?.(baseUrl);
 
 }

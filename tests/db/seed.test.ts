@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { rutFor, seedDemo, type DemoResult } from "../../src/cli/seed";
+import { demoBlock, rutFor, seedDemo, type DemoResult } from "../../src/cli/seed";
 import { createTestApp, type TestApp } from "../helpers/app";
 
 let t: TestApp;
@@ -48,9 +48,43 @@ test("SII folios run from 1 without gaps per document type; RUTs carry valid che
   expect(rutFor(11_111_111)).toBe("11.111.111-1");
 });
 
+test("every demo login works with its own password, and the clinic carries a plausible issuer", async () => {
+  expect(demo.action).toBe("created");
+  expect(demo.logins.map((login) => login.role)).toEqual(["owner", "vet", "vet", "staff"]);
+  expect(new Set(demo.logins.map((login) => login.password)).size).toBe(4);
+  for (const login of demo.logins) {
+    const r = await t.request("POST", "/api/v1/auth/login", { json: { email: login.email, password: login.password } });
+    expect(r.status, `${login.email}: ${r.text}`).toBe(200);
+  }
+  const clinic = (await t.request("POST", "/api/v1/auth/login", { json: demo.owner })).body.clinic;
+  expect(clinic).toMatchObject({ legal_name: "Servicios Veterinarios Los Aromos SpA", rut: "76.086.428-5", giro: "Servicios veterinarios" });
+  const block = demoBlock(demo, "http://localhost:3000");
+  for (const login of demo.logins) expect(block).toContain(login.password);
+  expect(block).toContain(demo.mcp_key);
+});
+
+test("a second run reuses the demo clinic (no second clinic): new passwords and key, the old ones stop working", async () => {
+  const [before] = await t.database.query<{ n: number }>("select count(*)::int as n from clinics");
+  const again = await seedDemo(t.database, t.clock, "small");
+  expect(again.action).toBe("reused");
+  expect(again.clinic_id).toBe(demo.clinic_id);
+  expect((await t.database.query<{ n: number }>("select count(*)::int as n from clinics"))[0]).toEqual(before!);
+  expect((await t.request("POST", "/api/v1/auth/login", { json: demo.owner })).status).toBe(401);
+  expect((await t.request("POST", "/api/v1/auth/login", { json: again.owner })).status).toBe(200);
+  const figures = await t.request("POST", "/mcp/tools/get_clinic_context/invoke", { token: again.mcp_key, json: {} });
+  expect(figures.status, figures.text).toBe(200);
+  expect(again.counts).toEqual(demo.counts);
+  demo = again;
+});
+
 test("--size large adds visits generated inside the database, with unique time-ordered ids", async () => {
-  const large = await seedDemo(t.database, t.clock, "large", 2_500);
+  const large = await seedDemo(t.database, t.clock, "large", { replace: true, largeVisitCount: 2_500 });
   expect(large.counts.visits).toBe(420 + 2_500);
   const [row] = await t.database.query<{ n: number; ids: number }>("select count(*)::int as n, count(distinct id)::int as ids from visits where clinic_id = $1", [large.clinic_id]);
   expect(row).toEqual({ n: 2_920, ids: 2_920 });
+  // --replace deleted the earlier demo clinic entirely.
+  expect(large.action).toBe("replaced");
+  expect(large.clinic_id).not.toBe(demo.clinic_id);
+  const [left] = await t.database.query<{ n: number }>("select (select count(*) from clinics where id = $1) + (select count(*) from invoices where clinic_id = $1) + (select count(*) from users where clinic_id = $1) as n", [demo.clinic_id]);
+  expect(Number(left!.n)).toBe(0);
 });
