@@ -1,0 +1,108 @@
+/**
+ * What only a real browser can show, in headless Chromium (Debian's `chromium`, or CHROMIUM_PATH):
+ * 1. /docs renders every operation and a request body offline (no request leaves 127.0.0.1);
+ * 2. a web app on another origin listed in CORS_ORIGINS can log in (the refresh cookie included)
+ *    and list tutors, and one on an unlisted origin is blocked by the browser.
+ * `bun run test:browser`; `.ci/run` runs it. Prints "N passed, N failed".
+ */
+import { chromium, type Browser } from "playwright-core";
+import { listenerOptions } from "../src/app";
+import { createTestApp, testConfig } from "../tests/helpers/app";
+
+const ALLOWED_PORT_PLACEHOLDER = "__API__";
+const results: { name: string; error?: string }[] = [];
+async function check(name: string, run: () => Promise<void>) {
+  try {
+    await run();
+    results.push({ name });
+    console.log(`(pass) ${name}`);
+  } catch (error) {
+    results.push({ name, error: String(error) });
+    console.log(`(fail) ${name}: ${error}`);
+  }
+}
+
+// A tiny "clinic web app" page on its own origin, calling the API across origins.
+const APP_PAGE = `<!doctype html><meta charset="utf-8"><title>desk</title><pre id="out">…</pre><script>
+(async () => {
+  const api = "${ALLOWED_PORT_PLACEHOLDER}";
+  try {
+    const reg = await fetch(api + "/api/v1/auth/register", { method: "POST", credentials: "include", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "desk" + Date.now() + "@clinic.test", password: "a long password", name: "Desk", clinic_name: "Desk Clinic" }) });
+    const session = await reg.json();
+    await fetch(api + "/api/v1/tutors", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer " + session.access_token }, body: JSON.stringify({ name: "Camila Rojas" }) });
+    const list = await fetch(api + "/api/v1/tutors", { headers: { authorization: "Bearer " + session.access_token } });
+    const body = await list.json();
+    document.getElementById("out").textContent = "OK " + list.status + " " + body.data.map((t) => t.name).join(",") + " id=" + list.headers.get("x-request-id");
+  } catch (e) { document.getElementById("out").textContent = "BLOCKED " + e; }
+})();
+</script>`;
+
+/** Runs in the page: the app wrote its outcome. (A string, so the type check needs no DOM types.) */
+const PAGE_DONE = `!document.getElementById("out").textContent.startsWith("…")`;
+
+const t = await createTestApp({ config: { corsOrigins: [] } });
+const api = t.app.listen(listenerOptions(testConfig({ port: 0 })));
+const apiBase = `http://127.0.0.1:${api.server!.port}`;
+const appSite = () => Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(APP_PAGE.replace(ALLOWED_PORT_PLACEHOLDER, apiBase), { headers: { "content-type": "text/html" } }) });
+const allowedSite = appSite();
+const otherSite = appSite();
+// The listed origin is known only now that its port is: the config object is the app's own.
+t.context.config.corsOrigins.push(`http://127.0.0.1:${allowedSite.port}`);
+
+let browser: Browser | undefined;
+try {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const foreign: string[] = [];
+  const context = await browser.newContext();
+  context.on("request", (request) => {
+    if (new URL(request.url()).hostname !== "127.0.0.1") foreign.push(request.url());
+  });
+
+  await check("/docs renders every operation and the request bodies, offline", async () => {
+    const tab = await context.newPage();
+    await tab.goto(`${apiBase}/docs`);
+    await tab.waitForSelector(".opblock", { timeout: 15_000 });
+    const shown = await tab.locator(".opblock").count();
+    const documented = Object.values((t.context.apiDocument.json as { paths: Record<string, object> }).paths).reduce((n, item) => n + Object.keys(item).length, 0);
+    if (shown !== documented) throw new Error(`Swagger UI shows ${shown} operations; the document has ${documented}`);
+    await tab.locator("#operations-tutors-postTutors").click();
+    await tab.waitForSelector("#operations-tutors-postTutors .microlight", { timeout: 10_000 });
+    if (!(await tab.locator("#operations-tutors-postTutors").innerText()).includes('"name"')) throw new Error("POST /api/v1/tutors shows no body example");
+    await tab.close();
+  });
+
+  await check("a web app on a CORS_ORIGINS origin logs in and lists tutors across origins", async () => {
+    const tab = await context.newPage();
+    await tab.goto(`http://127.0.0.1:${allowedSite.port}/`);
+    await tab.waitForFunction(PAGE_DONE, undefined, { timeout: 15_000 });
+    const text = await tab.locator("#out").innerText();
+    if (!/^OK 200 Camila Rojas id=\S+/.test(text)) throw new Error(`the page says: ${text}`);
+    await tab.close();
+  });
+
+  await check("the same app on an unlisted origin is blocked by the browser", async () => {
+    const tab = await context.newPage();
+    await tab.goto(`http://127.0.0.1:${otherSite.port}/`);
+    await tab.waitForFunction(PAGE_DONE, undefined, { timeout: 15_000 });
+    const text = await tab.locator("#out").innerText();
+    if (!text.startsWith("BLOCKED")) throw new Error(`the page says: ${text}`);
+    await tab.close();
+  });
+
+  await check("no request left 127.0.0.1", async () => {
+    if (foreign.length) throw new Error(foreign.join(", "));
+  });
+} finally {
+  await browser?.close();
+  allowedSite.stop(true);
+  otherSite.stop(true);
+  await t.app.stop(true);
+  await t.close();
+}
+const failed = results.filter((r) => r.error).length;
+console.log(`${results.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
