@@ -16,6 +16,7 @@ import { usersModule } from "./modules/users";
 import { clinicModule } from "./modules/clinic";
 import { healthModule } from "./modules/health";
 import { mcpModule } from "./modules/mcp";
+import { oauthRefusal } from "./modules/mcp/oauth-refusal";
 import { McpRuntime } from "./modules/mcp/runtime";
 import { clinicContextTool } from "./modules/mcp/tools/clinic-context";
 import { describeSchemaTool } from "./modules/mcp/tools/describe-schema";
@@ -43,6 +44,7 @@ function buildRoutes(context: AppContext) {
     .use(apiDocs(context.apiDocument))
     .use(healthModule(context))
     .use(mcpModule(context))
+    .use(oauthRefusal())
     .group("/api/v1", (api) =>
       api
         .use(authModule(context))

@@ -22,6 +22,11 @@ export function generateApiKey(): { value: string; hash: string; prefix: string 
   return { value, hash: sha256Hex(value), prefix: value.slice(0, 8) };
 }
 
+/** A refused key, with RFC 6750's `invalid_token` and the reason in WWW-Authenticate for MCP clients. */
+function keyRefused(code: "INVALID_API_KEY" | "API_KEY_REVOKED" | "API_KEY_EXPIRED", message: string): AppError {
+  return new AppError(code, message, undefined, { "www-authenticate": `Bearer error="invalid_token", error_description="${message}"` });
+}
+
 /** What a call needs to know about its key; cached in process. */
 export interface KeyPrincipal {
   id: string;
@@ -116,13 +121,13 @@ export class ApiKeyDirectory {
     if (!authorization) throw new AppError("AUTH_REQUIRED", "Send Authorization: Bearer svc_…");
     const value = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     // A malformed value never reaches the database.
-    if (!value || !API_KEY_PATTERN.test(value)) throw new AppError("INVALID_API_KEY", "The API key is not valid");
+    if (!value || !API_KEY_PATTERN.test(value)) throw keyRefused("INVALID_API_KEY", "The API key is not valid");
     const hash = sha256Hex(value);
     const now = this.clock.now();
     let entry = this.byHash.get(hash);
     if (!entry || !this.listening || now.getTime() - entry.cachedAt > CACHE_TTL_MS) {
       const principal = await this.load(hash);
-      if (!principal) throw new AppError("INVALID_API_KEY", "The API key is not valid");
+      if (!principal) throw keyRefused("INVALID_API_KEY", "The API key is not valid");
       entry = { principal, cachedAt: now.getTime() };
       if (this.listening) {
         this.byHash.set(hash, entry);
@@ -130,8 +135,8 @@ export class ApiKeyDirectory {
       }
     }
     const { principal } = entry;
-    if (principal.revokedAt) throw new AppError("API_KEY_REVOKED", "The API key has been revoked");
-    if (principal.expiresAt && principal.expiresAt <= now) throw new AppError("API_KEY_EXPIRED", "The API key has expired");
+    if (principal.revokedAt) throw keyRefused("API_KEY_REVOKED", "The API key has been revoked");
+    if (principal.expiresAt && principal.expiresAt <= now) throw keyRefused("API_KEY_EXPIRED", "The API key has expired");
     return principal;
   }
 

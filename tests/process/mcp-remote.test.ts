@@ -1,0 +1,77 @@
+/**
+ * mcp-remote (the README's Claude Desktop path), run for real against a spawned server: a bad,
+ * revoked or expired key makes it stop within seconds saying the API key was refused (it used
+ * to attempt OAuth registration, fall back to SSE and die on an unrelated 405); a good key lists
+ * the tools through it.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { call, startServer, type ServerProcess } from "../helpers/server-process";
+
+const ROOT = join(import.meta.dir, "../..");
+const home = mkdtempSync(join(tmpdir(), "vet-mcp-remote-"));
+let server: ServerProcess;
+let token: string;
+
+beforeAll(async () => {
+  server = await startServer({ DATA_DIR: join(home, "data") });
+  const owner = await call(server.baseUrl, "POST", "/api/v1/auth/register", { json: { email: "remote@clinic.test", password: "a long password", name: "R", clinic_name: "Remote" } });
+  token = owner.body.access_token;
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } });
+
+/** Runs mcp-remote with `key`, feeding it `messages` on stdin; returns when it exits or after `limitMs`. */
+async function mcpRemote(key: string, messages: string[], limitMs: number) {
+  const started = performance.now();
+  const child = Bun.spawn(["node", join(ROOT, "node_modules/mcp-remote/dist/proxy.js"), `${server.baseUrl}/mcp`, "--header", `Authorization: Bearer ${key}`, "--allow-http"], {
+    env: { PATH: process.env.PATH ?? "", HOME: home },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  for (const message of messages) child.stdin.write(`${message}\n`);
+  child.stdin.flush();
+  const killer = setTimeout(() => child.kill(), limitMs);
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  clearTimeout(killer);
+  return { code, stdout, stderr, ms: performance.now() - started };
+}
+
+async function newKey(body: Record<string, unknown> = {}) {
+  const r = await call(server.baseUrl, "POST", "/api/v1/mcp/keys", { token, json: { name: "remote", scopes: ["read", "clinic_context"], ...body } });
+  expect(r.status, r.text).toBe(201);
+  return r.body as { id: string; api_key: string };
+}
+
+test.each([
+  ["an unknown key", async () => "svc_0123456789abcdef0123456789abcdef"],
+  ["a revoked key", async () => {
+    const key = await newKey();
+    expect((await call(server.baseUrl, "DELETE", `/api/v1/mcp/keys/${key.id}`, { token })).status).toBe(204);
+    return key.api_key;
+  }],
+])("%s: mcp-remote stops within 5 s saying the API key was refused", async (_label, keyFor) => {
+  const result = await mcpRemote(await keyFor(), [INITIALIZE], 15_000);
+  expect(result.code, result.stderr).not.toBe(0);
+  expect(result.ms, result.stderr).toBeLessThan(5_000);
+  expect(result.stderr).toContain("The API key this client sent was refused: it is invalid, revoked or expired");
+  expect(result.stderr).not.toContain("405");
+}, 30_000);
+
+test("a valid key: tools/list through mcp-remote shows the key's tools", async () => {
+  const key = await newKey();
+  const listTools = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+  const initialized = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const result = await mcpRemote(key.api_key, [INITIALIZE, initialized, listTools], 8_000);
+  const responses = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const tools = responses.find((r) => r.id === 2)?.result?.tools?.map((tool: { name: string }) => tool.name);
+  expect(tools, `${result.stdout}\n${result.stderr}`).toEqual(expect.arrayContaining(["describe_schema", "get_clinic_context"]));
+  expect(tools).not.toContain("query_database");
+}, 30_000);
