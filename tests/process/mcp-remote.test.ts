@@ -62,7 +62,7 @@ test.each([
   expect(result.code, result.stderr).not.toBe(0);
   expect(result.ms, result.stderr).toBeLessThan(5_000);
   expect(result.stderr).toContain("The API key this client sent was refused: it is invalid, revoked or expired");
-  expect(result.stderr).not.toContain("405");
+  expect(result.stderr).not.toContain("SseError"); // the old failure: a fall back to SSE ending on a 405
 }, 30_000);
 
 test("a valid key: tools/list through mcp-remote shows the key's tools", async () => {
