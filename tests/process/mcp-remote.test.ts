@@ -27,8 +27,11 @@ afterAll(async () => {
 
 const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } });
 
-/** Runs mcp-remote with `key`, feeding it `messages` on stdin; returns when it exits or after `limitMs`. */
-async function mcpRemote(key: string, messages: string[], limitMs: number) {
+/**
+ * Runs mcp-remote with `key`, feeding it `messages` on stdin. Returns when it exits, when its
+ * stdout holds a response with id `untilId`, or after `limitMs`.
+ */
+async function mcpRemote(key: string, messages: string[], limitMs: number, untilId?: number) {
   const started = performance.now();
   const child = Bun.spawn(["node", join(ROOT, "node_modules/mcp-remote/dist/proxy.js"), `${server.baseUrl}/mcp`, "--header", `Authorization: Bearer ${key}`, "--allow-http"], {
     env: { PATH: process.env.PATH ?? "", HOME: home },
@@ -39,7 +42,15 @@ async function mcpRemote(key: string, messages: string[], limitMs: number) {
   for (const message of messages) child.stdin.write(`${message}\n`);
   child.stdin.flush();
   const killer = setTimeout(() => child.kill(), limitMs);
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  let stdout = "";
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stdout) {
+      stdout += decoder.decode(chunk, { stream: true });
+      if (untilId !== undefined && stdout.split("\n").some((line) => line.includes(`"id":${untilId}`))) child.kill();
+    }
+  })();
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text(), reading]);
   clearTimeout(killer);
   return { code, stdout, stderr, ms: performance.now() - started };
 }
@@ -69,8 +80,8 @@ test("a valid key: tools/list through mcp-remote shows the key's tools", async (
   const key = await newKey();
   const listTools = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
   const initialized = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
-  const result = await mcpRemote(key.api_key, [INITIALIZE, initialized, listTools], 8_000);
-  const responses = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const result = await mcpRemote(key.api_key, [INITIALIZE, initialized, listTools], 25_000, 2);
+  const responses = result.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
   const tools = responses.find((r) => r.id === 2)?.result?.tools?.map((tool: { name: string }) => tool.name);
   expect(tools, `${result.stdout}\n${result.stderr}`).toEqual(expect.arrayContaining(["describe_schema", "get_clinic_context"]));
   expect(tools).not.toContain("query_database");
