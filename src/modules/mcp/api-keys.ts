@@ -118,7 +118,7 @@ export class ApiKeyDirectory {
 
   /** Resolves a Bearer value to its key, or throws the contract's 401. */
   async authenticate(authorization: string | null): Promise<KeyPrincipal> {
-    if (!authorization) throw new AppError("AUTH_REQUIRED", "Send Authorization: Bearer svc_…");
+    if (!authorization) throw new AppError("AUTH_REQUIRED", "This endpoint needs the clinic's MCP API key: send Authorization: Bearer svc_…");
     const value = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     // A malformed value never reaches the database.
     if (!value || !API_KEY_PATTERN.test(value)) throw keyRefused("INVALID_API_KEY", "The API key is not valid");

@@ -6,7 +6,17 @@ import type { ToolDefinition } from "../registry";
 
 const QueryResultSchema = t.Object({
   columns: t.Array(t.Object({ name: t.String(), type: t.String() })),
-  rows: t.Array(t.Record(t.String(), t.Unknown())),
+  rows: t.Array(
+    t.Object({}, {
+      // Each row maps a column name to its value; strict clients want the values described.
+      additionalProperties: t.Unsafe<unknown>({
+        // One type per branch: clients that map tool schemas onto a single-`type` dialect need it.
+        anyOf: ["string", "number", "boolean", "null", "object", "array"].map((type) => ({ type })),
+        description: "A column's value: text (also dates, timestamps and bigints), number, boolean, null, or JSON for json columns.",
+      }),
+      description: "One row: column name → value, in the order of `columns`.",
+    }),
+  ),
   row_count: t.Integer(),
   truncated: t.Boolean(),
   elapsed_ms: t.Number(),

@@ -1,0 +1,109 @@
+/**
+ * The official MCP Inspector CLI, run for real against a spawned server. A bad key never hangs it
+ * or sends it into an OAuth registration the server cannot serve:
+ * - in a terminal it tries discovery and registration and prints the server's explanation that
+ *   the API key was refused;
+ * - in scripts (`--stored-auth-only`, the Inspector's own advice for non-interactive runs) it
+ *   prints the 401's reason;
+ * - without a terminal and without that flag it stops at once with its `auth_required` code.
+ * A good key lists the key's tools, and `--strict` finds nothing to warn about in their schemas.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { call, startServer, type ServerProcess } from "../helpers/server-process";
+
+const ROOT = join(import.meta.dir, "../..");
+const INSPECTOR = join(ROOT, "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+/** The Inspector's exit code for "authentication required" (its EXIT_CODES.AUTH_REQUIRED). */
+const AUTH_REQUIRED_EXIT = 3;
+const home = mkdtempSync(join(tmpdir(), "vet-inspector-"));
+let server: ServerProcess;
+let token: string;
+
+beforeAll(async () => {
+  server = await startServer({ DATA_DIR: join(home, "data") });
+  const owner = await call(server.baseUrl, "POST", "/api/v1/auth/register", { json: { email: "inspector@clinic.test", password: "a long password", name: "I", clinic_name: "Inspected" } });
+  token = owner.body.access_token;
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs `inspector --cli` against the server's /mcp; `terminal` gives it a pseudo-terminal (util-linux `script`). */
+async function inspector(key: string | null, extra: string[], terminal = false) {
+  const header = key === null ? [] : ["--header", `Authorization: Bearer ${key}`];
+  const args = [INSPECTOR, "--cli", `${server.baseUrl}/mcp`, "--transport", "http", "--method", "tools/list", ...header, ...extra];
+  const quoted = ["node", ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
+  const command = terminal ? ["script", "-qec", quoted, "/dev/null"] : ["node", ...args];
+  const started = performance.now();
+  const child = Bun.spawn(command, {
+    // A memory secret store: no keychain is asked for (and none is warned about).
+    env: { PATH: process.env.PATH ?? "", HOME: home, MCP_INSPECTOR_SECRET_STORE: "memory", BROWSER: "none" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const killer = setTimeout(() => child.kill(), 20_000);
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  clearTimeout(killer);
+  return { code, stdout, stderr, output: `${stdout}\n${stderr}`, ms: performance.now() - started };
+}
+
+async function newKey(body: Record<string, unknown> = {}) {
+  const r = await call(server.baseUrl, "POST", "/api/v1/mcp/keys", { token, json: { name: "inspector", scopes: ["read", "clinic_context"], ...body } });
+  expect(r.status, r.text).toBe(201);
+  return r.body as { id: string; api_key: string };
+}
+
+async function revokedKey() {
+  const key = await newKey();
+  expect((await call(server.baseUrl, "DELETE", `/api/v1/mcp/keys/${key.id}`, { token })).status).toBe(204);
+  return key.api_key;
+}
+
+const UNKNOWN_KEY = "svc_0123456789abcdef0123456789abcdef";
+
+test.each([
+  ["no key", async () => null, "needs the clinic's MCP API key"],
+  ["an unknown key", async () => UNKNOWN_KEY, "The API key is not valid"],
+  ["a revoked key", revokedKey, "revoked"],
+])("%s, in a script (--stored-auth-only): the Inspector exits within 5 s with the server's reason", async (_label, keyFor, reason) => {
+  const result = await inspector(await keyFor(), ["--stored-auth-only"]);
+  expect(result.code, result.output).toBe(AUTH_REQUIRED_EXIT);
+  expect(result.ms, result.output).toBeLessThan(5_000);
+  expect(result.stderr).toContain(reason);
+}, 30_000);
+
+test.each([
+  ["an unknown key", async () => UNKNOWN_KEY],
+  ["a revoked key", revokedKey],
+])("%s, in a terminal: the Inspector exits within 5 s saying the API key was refused", async (_label, keyFor) => {
+  const result = await inspector(await keyFor(), [], true);
+  expect(result.code, result.output).not.toBe(0);
+  expect(result.ms, result.output).toBeLessThan(5_000);
+  // `script` joins the child's stdout and stderr on the terminal it gives it.
+  expect(result.output).toContain("The API key this client sent was refused: it is invalid, revoked or expired");
+}, 30_000);
+
+test("a bad key without a terminal or flag: the Inspector stops at once with auth_required, never a hang", async () => {
+  const result = await inspector(UNKNOWN_KEY, []);
+  expect(result.code, result.output).toBe(AUTH_REQUIRED_EXIT);
+  expect(result.ms, result.output).toBeLessThan(5_000);
+  expect(result.stderr).toContain('"code":"auth_required"');
+}, 30_000);
+
+test.each([
+  [["clinic_context"], ["get_clinic_context"]],
+  [["read", "query", "clinic_context"], ["describe_schema", "get_clinic_context", "query_database"]],
+])("a key with scopes %j: tools/list --strict lists %j and warns about nothing", async (scopes, tools) => {
+  const key = await newKey({ scopes });
+  const result = await inspector(key.api_key, ["--strict"]);
+  expect(result.code, result.output).toBe(0);
+  const listed = (JSON.parse(result.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name).sort();
+  expect(listed).toEqual(tools);
+  // --strict prints "N errors, M warnings across K tools" only when it found something.
+  expect(result.stderr, result.stderr).not.toMatch(/warning|unknown format|errors?,/i);
+}, 30_000);
