@@ -22,6 +22,7 @@ import { clinicContextTool } from "./modules/mcp/tools/clinic-context";
 import { describeSchemaTool } from "./modules/mcp/tools/describe-schema";
 import { queryDatabaseTool } from "./modules/mcp/tools/query-database";
 import { mcpKeysModule } from "./modules/mcp-keys";
+import { mcpReportsModule } from "./modules/mcp-reports";
 import { alertsModule } from "./modules/alerts";
 import { billingModule } from "./modules/billing";
 import { operationsModule } from "./modules/operations";
@@ -56,7 +57,8 @@ function buildRoutes(context: AppContext) {
         .use(alertsModule(context))
         .use(operationsModule(context))
         .use(billingModule(context))
-        .use(mcpKeysModule(context)),
+        .use(mcpKeysModule(context))
+        .use(mcpReportsModule(context)),
     );
 }
 

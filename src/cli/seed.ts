@@ -5,6 +5,8 @@ import { DAY, HOUR, MINUTE, type Clock } from "../lib/clock";
 import { newId, randomAlphanumeric } from "../lib/crypto";
 import { generateApiKey } from "../modules/mcp/api-keys";
 import { hashPassword, register } from "../modules/auth/service";
+import { createReport } from "../modules/mcp-reports/service";
+import { reportTemplates } from "../modules/mcp-reports/templates";
 import { taxFor } from "../lib/money";
 import { formatRut } from "../lib/rut";
 
@@ -288,6 +290,10 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
 
   const key = generateApiKey();
   await db.insert(apiKeys).values({ ...stamp(), id: newId(), name: "Demo assistant", key_hash: key.hash, key_prefix: key.prefix, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000, created_by: session.user.id });
+
+  // The starter reports, saved as an owner would (through the guard), so an assistant has them at once.
+  const reportContext = { db, clock, database, queryLimits: { timeoutMs: 5_000, maxRows: 1_000 } };
+  for (const template of reportTemplates("America/Santiago")) await createReport(reportContext, clinicId, session.user.id, template);
 
   let largeVisits = 0;
   if (size === "large") largeVisits = await seedManyVisits(database, clinicId, patientRows.map((p) => p.id), vetIds, now, largeVisitCount);

@@ -6,6 +6,7 @@ import m3 from "../../drizzle/0003_mcp_reader_views.sql" with { type: "text" };
 import m4 from "../../drizzle/0004_clinic_issuer_settings.sql" with { type: "text" };
 import m5 from "../../drizzle/0005_accent_insensitive_name_search.sql" with { type: "text" };
 import m6 from "../../drizzle/0006_invoice_credited_state.sql" with { type: "text" };
+import m7 from "../../drizzle/0007_saved_reports.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -15,4 +16,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0004_clinic_issuer_settings", when: 1795479559595, breakpoints: true, sql: m4 },
   { tag: "0005_accent_insensitive_name_search", when: 1795480125001, breakpoints: true, sql: m5 },
   { tag: "0006_invoice_credited_state", when: 1795480459185, breakpoints: true, sql: m6 },
+  { tag: "0007_saved_reports", when: 1795492947640, breakpoints: true, sql: m7 },
 ];

@@ -5,7 +5,7 @@ import { LruMap } from "../lib/lru";
 /** One statement of a batch: text parameters, bound through the extended protocol. */
 export interface RawStatement {
   text: string;
-  params: string[];
+  params: (string | null)[];
   /**
    * Worth keeping prepared on the connection (constant text, or a statement seen before):
    * planning is most of a small query's cost. Each prepared statement holds about 50 KiB in

@@ -8,7 +8,7 @@ import { requestState } from "./request-context";
 type SchemaLike = { anyOf?: SchemaLike[]; const?: unknown; enum?: unknown[]; type?: string; format?: string; minimum?: number; maximum?: number };
 
 /** Words a client can act on for the common refusals, instead of TypeBox's generic ones. */
-function readableMessage(schema: SchemaLike | undefined, value: unknown, fallback: string): string {
+export function readableMessage(schema: SchemaLike | undefined, value: unknown, fallback: string): string {
   if (!schema) return fallback;
   const choices = schema.enum ?? (schema.anyOf?.every((branch) => "const" in branch) ? schema.anyOf.map((branch) => branch.const) : undefined);
   if (choices) return `Must be one of: ${choices.join(", ")}`;

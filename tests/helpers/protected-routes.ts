@@ -31,6 +31,12 @@ const seedApiKey = async (_t: TestApp, owner: ClinicSession) => {
   return r.body.id as string;
 };
 
+const seedReport = async (_t: TestApp, owner: ClinicSession) => {
+  const r = await owner.as("POST", "/api/v1/mcp/reports", { json: { name: `seeded_${Bun.randomUUIDv7().slice(-8)}`, title: "Seeded", sql: "SELECT count(*) AS n FROM tutors" } });
+  if (r.status !== 201) throw new Error(`seeding a report failed: ${r.text}`);
+  return r.body.id as string;
+};
+
 const created = async (owner: ClinicSession, path: string, json: unknown) => {
   const r = await owner.as("POST", `/api/v1${path}`, { json });
   if (r.status !== 201) throw new Error(`seeding ${path} failed: ${r.text}`);
@@ -88,6 +94,12 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/mcp/keys/:id", roles: ["owner"], seed: seedApiKey },
   { method: "POST", path: "/mcp/keys/:id/rotate", roles: ["owner"], seed: seedApiKey, readBack: "/mcp/keys/:id" },
   { method: "DELETE", path: "/mcp/keys/:id", roles: ["owner"], seed: seedApiKey },
+  { method: "POST", path: "/mcp/reports", roles: ["owner"], body: () => ({ name: `r_${Bun.randomUUIDv7().slice(-8)}`, title: "R", sql: "SELECT 1 AS one" }) },
+  { method: "GET", path: "/mcp/reports", roles: ["owner"] },
+  { method: "GET", path: "/mcp/reports/templates", roles: ["owner"] },
+  { method: "GET", path: "/mcp/reports/:id", roles: ["owner"], seed: seedReport },
+  { method: "PATCH", path: "/mcp/reports/:id", roles: ["owner"], seed: seedReport, body: () => ({ title: "Changed" }) },
+  { method: "DELETE", path: "/mcp/reports/:id", roles: ["owner"], seed: seedReport },
   { method: "GET", path: "/mcp/usage", roles: ["owner"] },
   { method: "GET", path: "/mcp/usage/summary", roles: ["owner"] },
   { method: "POST", path: "/auth/logout" },

@@ -76,13 +76,21 @@ test.each([
   expect(result.stderr).not.toContain("SseError"); // the old failure: a fall back to SSE ending on a 405
 }, 30_000);
 
-test("a valid key: tools/list through mcp-remote shows the key's tools", async () => {
+test("a valid key: tools/list through mcp-remote shows the key's tools, saved reports included, and a report answers a typed call", async () => {
+  const report = await call(server.baseUrl, "POST", "/api/v1/mcp/reports", {
+    token,
+    json: { name: "clinic_days", title: "Days from a date", sql: "SELECT :day + :days AS later", parameters: [{ name: "day", type: "date", required: true }, { name: "days", type: "integer", required: true, min: 0, max: 365 }] },
+  });
+  expect(report.status, report.text).toBe(201);
   const key = await newKey();
   const listTools = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+  const callReport = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "report_clinic_days", arguments: { day: "2026-02-27", days: 2 } } });
   const initialized = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
-  const result = await mcpRemote(key.api_key, [INITIALIZE, initialized, listTools], 25_000, 2);
+  const result = await mcpRemote(key.api_key, [INITIALIZE, initialized, listTools, callReport], 25_000, 3);
   const responses = result.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
   const tools = responses.find((r) => r.id === 2)?.result?.tools?.map((tool: { name: string }) => tool.name);
-  expect(tools, `${result.stdout}\n${result.stderr}`).toEqual(expect.arrayContaining(["describe_schema", "get_clinic_context"]));
+  expect(tools, `${result.stdout}\n${result.stderr}`).toEqual(expect.arrayContaining(["describe_schema", "get_clinic_context", "report_clinic_days"]));
   expect(tools).not.toContain("query_database");
+  const answer = responses.find((r) => r.id === 3)?.result;
+  expect(answer?.structuredContent?.rows, `${result.stdout}\n${result.stderr}`).toEqual([{ later: "2026-03-01" }]);
 }, 30_000);

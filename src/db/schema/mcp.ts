@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { check, date, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { timestampColumn } from "./columns";
+import { boolean, check, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { recordColumns, timestampColumn } from "./columns";
 
 export const API_KEY_SCOPES = ["read", "query", "clinic_context"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
@@ -66,5 +66,47 @@ export const mcpUsageLog = pgTable(
       "mcp_usage_log_outcome_check",
       sql`${t.outcome} in ('ok', 'blocked', 'error', 'denied', 'rate_limited')`,
     ),
+  ],
+);
+
+export const REPORT_PARAMETER_TYPES = ["string", "integer", "number", "boolean", "date", "timestamp"] as const;
+export type ReportParameterType = (typeof REPORT_PARAMETER_TYPES)[number];
+
+/** One declared argument of a saved report, as the owner wrote it. */
+export interface ReportParameter {
+  name: string;
+  type: ReportParameterType;
+  description: string;
+  required: boolean;
+  default?: string | number | boolean;
+  enum?: (string | number)[];
+  min?: number;
+  max?: number;
+}
+
+/**
+ * Saved reports: a clinic's named, parameterized SELECTs, each offered to MCP keys as the tool
+ * `report_<name>`. `checked_sql` is the guard's verdict at the last save (the statement as it
+ * runs); every call checks the source again.
+ */
+export const mcpReports = pgTable(
+  "mcp_reports",
+  {
+    ...recordColumns(),
+    name: text("name").notNull(),
+    title: text("title").notNull(),
+    description: text("description").notNull(),
+    sql: text("sql").notNull(),
+    parameters: jsonb("parameters").$type<ReportParameter[]>().notNull(),
+    scope: text("scope").$type<ApiKeyScope>().notNull().default("read"),
+    /** Whether the usage log keeps each call's argument values (off: only name and version). */
+    log_arguments: boolean("log_arguments").notNull().default(false),
+    version: integer("version").notNull().default(1),
+    checked_sql: text("checked_sql").notNull(),
+    created_by: uuid("created_by"),
+  },
+  (t) => [
+    uniqueIndex("mcp_reports_clinic_name_key").on(t.clinic_id, t.name),
+    index("mcp_reports_clinic_created_idx").on(t.clinic_id, t.created_at, t.id),
   ],
 );

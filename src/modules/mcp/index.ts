@@ -18,7 +18,6 @@ const ToolInfo = t.Object({
   output_schema: t.Record(t.String(), t.Unknown()),
 });
 
-/** The MCP surface (CONTRACT §9): per-clinic API keys, tool invocation, and real MCP at POST /mcp. */
 /** An outage answered as JSON-RPC (the client speaks it), with the REST envelope as its data. */
 function unavailableJsonRpc(body: unknown, requestId: string): Response {
   const error = AppError.unavailable();
@@ -30,6 +29,7 @@ function unavailableJsonRpc(body: unknown, requestId: string): Response {
   });
 }
 
+/** The MCP surface: tool lists and invocation with per-clinic API keys, and real MCP at POST /mcp. */
 export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
   new Elysia({ prefix: "/mcp", tags: ["mcp"] as never })
     .get(
@@ -49,7 +49,7 @@ export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
         const used = mcp.quotas.used(key.id);
         Object.assign(set.headers, quotaHeaders({ limit: key.rateLimitPerDay, remaining: key.rateLimitPerDay - used, resetAt: nextUtcMidnight(clock.now()) }));
         return {
-          tools: mcp.registry.visibleTo(key).map((tool) => ({
+          tools: (await mcp.toolsFor(key)).map((tool) => ({
             name: tool.name,
             title: tool.title,
             description: tool.description,

@@ -4,6 +4,7 @@ import { AppError } from "../../lib/errors";
 import { rfc3339 } from "../../lib/time";
 import type { KeyPrincipal } from "./api-keys";
 import type { QuotaDecision } from "./quotas";
+import { validateInput } from "./registry";
 import type { McpRuntime } from "./runtime";
 
 export interface InvokeRequest {
@@ -62,8 +63,8 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
   const decision = runtime.quotas.admit(key);
   runtime.noteKeyUsed(key.id);
   const headers = quotaHeaders(decision);
-  const tool = runtime.registry.get(request.tool);
-  const sqlText = typeof (request.input as { sql?: unknown })?.sql === "string" ? (request.input as { sql: string }).sql : null;
+  // A built-in tool's text is known without a lookup, so even a rate-limited call keeps its SQL.
+  let sqlText = runtime.registry.get(request.tool)?.logText?.(request.input) ?? null;
   const log = (statusCode: number, outcome: UsageOutcome, extra: { reason?: string; rowsReturned?: number } = {}) =>
     runtime.usage.record({
       clinicId: key.clinicId,
@@ -85,11 +86,13 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
     return { ok: false, status: 429, headers: { ...headers, ...error.headers }, error, key };
   }
   try {
+    const tool = await runtime.findTool(key, request.tool);
     if (!tool) throw new AppError("TOOL_NOT_FOUND", `There is no tool named ${request.tool}`);
+    sqlText = tool.logText?.(request.input) ?? null;
     if (!key.scopes.includes(tool.scope)) {
       throw new AppError("INSUFFICIENT_SCOPE", `The tool ${tool.name} needs the scope ${tool.scope}`, { required_scope: tool.scope });
     }
-    runtime.registry.validate(tool, request.input);
+    validateInput(tool, request.input);
     const run = await tool.run({ database: runtime.deps.database, clock: runtime.deps.clock, config: runtime.deps.config, key }, request.input);
     log(200, "ok", { rowsReturned: run.rowsReturned });
     return { ok: true, status: 200, headers, result: run.result, key };

@@ -35,7 +35,7 @@ export async function handleMcpRequest(runtime: McpRuntime, request: Request, pa
 
   const server = new Server({ name: "vet-clinic-service", version: pkg.version }, { capabilities: { tools: { listChanged: false } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: runtime.registry.visibleTo(key).map((tool) => ({
+    tools: (await runtime.toolsFor(key)).map((tool) => ({
       name: tool.name,
       title: tool.title,
       description: `${tool.description} (scope: ${tool.scope})`,

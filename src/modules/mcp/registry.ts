@@ -4,6 +4,7 @@ import type { Config } from "../../config";
 import type { Database } from "../../db/client";
 import type { ApiKeyScope } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
+import { readableMessage } from "../../http/errors";
 import { AppError, type FieldError } from "../../lib/errors";
 import type { KeyPrincipal } from "./api-keys";
 
@@ -18,7 +19,6 @@ export interface ToolContext {
 export interface ToolRun {
   result: Record<string, unknown>;
   rowsReturned?: number;
-  sqlText?: string;
 }
 
 export interface ToolDefinition {
@@ -28,19 +28,24 @@ export interface ToolDefinition {
   scope: ApiKeyScope;
   inputSchema: TSchema;
   outputSchema: TSchema;
+  /** What the usage log keeps of a call (query_database: its SQL; a report: its name and version). */
+  logText?(input: unknown): string | null;
   run(context: ToolContext, input: any): Promise<ToolRun>;
 }
 
-interface RegisteredTool extends ToolDefinition {
+export interface RegisteredTool extends ToolDefinition {
   check: TypeCheck<TSchema>;
 }
+
+/** A tool with its input check compiled once. */
+export const registered = (tool: ToolDefinition): RegisteredTool => ({ ...tool, check: TypeCompiler.Compile(tool.inputSchema) });
 
 /** The one list of tools, used by `/mcp/tools`, `/mcp/tools/{tool}/invoke` and `POST /mcp`. */
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
 
   constructor(definitions: ToolDefinition[]) {
-    for (const tool of definitions) this.tools.set(tool.name, { ...tool, check: TypeCompiler.Compile(tool.inputSchema) });
+    for (const tool of definitions) this.tools.set(tool.name, registered(tool));
   }
 
   get(name: string): RegisteredTool | undefined {
@@ -50,22 +55,17 @@ export class ToolRegistry {
   list(): ToolDefinition[] {
     return [...this.tools.values()];
   }
+}
 
-  /**
-   * The tools a key may call: what `tools/list` and `GET /mcp/tools` show it. Calling another
-   * tool is still answered (403 INSUFFICIENT_SCOPE, counted), in the contract's order.
-   */
-  visibleTo(key: { scopes: readonly string[] }): ToolDefinition[] {
-    return this.list().filter((tool) => key.scopes.includes(tool.scope));
+/** Validates a tool's input; refusals are 422 with the fields named. */
+export function validateInput(tool: RegisteredTool, input: unknown): void {
+  if (tool.check.Check(input)) return;
+  const fields = new Map<string, FieldError>();
+  for (const issue of tool.check.Errors(input)) {
+    const path = issue.path ? `body${issue.path.replaceAll("/", ".")}` : "body";
+    // The first refusal per field: a union's branches would each add their own.
+    if (!fields.has(path)) fields.set(path, { path, message: readableMessage(issue.schema as Parameters<typeof readableMessage>[0], issue.value, issue.message) });
+    if (fields.size === 20) break;
   }
-
-  /** Validates a tool's input; refusals are 422 with the fields named. */
-  validate(tool: RegisteredTool, input: unknown): void {
-    if (tool.check.Check(input)) return;
-    const fields: FieldError[] = [...tool.check.Errors(input)].slice(0, 20).map((e) => ({
-      path: e.path ? `body${e.path.replaceAll("/", ".")}` : "body",
-      message: e.message,
-    }));
-    throw AppError.validation(fields, `Invalid input for ${tool.name}`);
-  }
+  throw AppError.validation([...fields.values()], `Invalid input for ${tool.name}`);
 }

@@ -7,7 +7,9 @@ import { loggableError } from "../../lib/error-log";
 import type { Logger } from "../../lib/logger";
 import { ApiKeyDirectory } from "./api-keys";
 import { QuotaBook } from "./quotas";
-import { ToolRegistry, type ToolDefinition } from "./registry";
+import type { KeyPrincipal } from "./api-keys";
+import { ReportCatalog } from "./report-catalog";
+import { ToolRegistry, type RegisteredTool, type ToolDefinition } from "./registry";
 import { UsageLog } from "./usage-log";
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -29,6 +31,7 @@ export class McpRuntime {
   readonly quotas: QuotaBook;
   readonly usage: UsageLog;
   readonly registry: ToolRegistry;
+  readonly reports: ReportCatalog;
   readonly ready: Promise<void>;
   private readonly usedSinceFlush = new Map<string, Date>();
   private readonly lastUsedWritten = new Map<string, number>();
@@ -40,12 +43,28 @@ export class McpRuntime {
     this.quotas = new QuotaBook(deps.database.db, deps.clock);
     this.usage = new UsageLog((reason) => deps.logger.warn("usage rows dropped", { reason, dropped_total: this.usage.dropped }));
     this.registry = new ToolRegistry(deps.tools);
+    this.reports = new ReportCatalog(deps.database);
     // Without the listener the key cache stays off (every call reads the key), so `ready` never fails.
     this.ready = this.keys.start().catch((error) => deps.logger.error("api key listener failed; key cache disabled", loggableError(error)));
     this.timer = setInterval(() => {
       this.flush().catch((error) => deps.logger.error("mcp flush failed", loggableError(error)));
     }, deps.config.quotaFlushMs);
     this.timer.unref?.();
+  }
+
+  /**
+   * The tools a key may call, what `tools/list` and `GET /mcp/tools` show it: the built-in ones
+   * and its clinic's saved reports, each only with its scope. Calling another tool is still
+   * answered (403 INSUFFICIENT_SCOPE, counted), in the contract's order.
+   */
+  async toolsFor(key: KeyPrincipal): Promise<ToolDefinition[]> {
+    const reports = await this.reports.forClinic(key.clinicId);
+    return [...this.registry.list(), ...reports].filter((tool) => key.scopes.includes(tool.scope));
+  }
+
+  /** A built-in tool or one of the key's clinic's saved reports, by name, whatever its scope. */
+  async findTool(key: KeyPrincipal, name: string): Promise<RegisteredTool | undefined> {
+    return this.registry.get(name) ?? (await this.reports.find(key.clinicId, name));
   }
 
   /** Remembers that a key was used; `last_used_at` is written by the flush, at most once a minute per key. */

@@ -1,3 +1,4 @@
+import type { Config } from "../../../config";
 import type { Database } from "../../../db/client";
 import type { RawStatement } from "../../../db/read-only-batch";
 import { pgErrorCode } from "../../../db/client";
@@ -19,6 +20,16 @@ export interface QueryLimits {
   maxCost?: number;
   /** Milliseconds from a monotonic clock, for elapsed times (tests pass their own). */
   now?: () => number;
+}
+
+/** The limits a clinic query runs under on this database. */
+export function limitsFor(database: Database, config: Config): QueryLimits {
+  return {
+    timeoutMs: config.queryTimeoutMs,
+    maxRows: config.queryMaxRows,
+    // PostgreSQL servers enforce statement_timeout; the embedded database needs the estimate.
+    maxCost: database.kind === "postgres" ? undefined : config.queryMaxCost,
+  };
 }
 
 export interface QueryResult {
@@ -74,6 +85,20 @@ function toAppError(error: unknown, limits: QueryLimits): AppError {
 const SETTINGS_SQL = "SELECT set_config('statement_timeout', $1, true), set_config('app.clinic_id', $2, true), set_config('role', $3, true)";
 
 /**
+ * Plans a guarded statement as the clinic would run it (same settings, role and bound values)
+ * without running it: PostgreSQL's own check of names and types, for statements saved now and
+ * run later. Refusals are QUERY_FAILED with PostgreSQL's message.
+ */
+export async function planGuarded(database: Database, clinicId: string, sql: string, bindsClinic: boolean, values: (string | null)[], limits: QueryLimits): Promise<void> {
+  const settings: RawStatement = { text: SETTINGS_SQL, params: [String(Math.max(1, Math.floor(limits.timeoutMs))), clinicId, READER_ROLE] };
+  try {
+    await database.readOnlyBatch([settings, { text: `EXPLAIN ${sql}`, params: bindsClinic ? [clinicId, ...values] : values }]);
+  } catch (error) {
+    throw toAppError(error, limits);
+  }
+}
+
+/**
  * Statements run recently (by hash), so that only a repeated one (a dashboard, an agent's
  * routine question) is kept prepared, not every one-off an agent explores with.
  */
@@ -84,8 +109,10 @@ const seenBefore = (text: string): boolean => recentStatements.touch(Bun.hash(te
  * Runs an already-guarded statement as the clinic, in depth: a READ ONLY transaction, a
  * statement timeout, the reader role (SELECT on the clinic views only), the clinic pinned by
  * row-level security, one statement with the clinic id bound, and at most maxRows + 1 rows.
+ * `values` are a saved report's arguments, bound after the clinic id (as text; the statement
+ * casts each to its declared type).
  */
-export async function executeGuarded(database: Database, clinicId: string, sql: string, bindsClinic: boolean, limits: QueryLimits): Promise<QueryResult> {
+export async function executeGuarded(database: Database, clinicId: string, sql: string, bindsClinic: boolean, limits: QueryLimits, values: (string | null)[] = []): Promise<QueryResult> {
   if (!/^[0-9a-f-]{36}$/i.test(clinicId)) throw new AppError("INTERNAL_ERROR", "Invalid clinic id");
   const now = limits.now ?? (() => performance.now());
   const started = now();
@@ -93,7 +120,7 @@ export async function executeGuarded(database: Database, clinicId: string, sql: 
   // The gate on current_user is a one-time filter: if the role switch did not happen, the
   // statement reads nothing instead of running as the service's own user.
   const text = `SELECT * FROM (${sql}\n) AS query_result WHERE current_user = '${READER_ROLE}' LIMIT ${Math.floor(limits.maxRows) + 1}`;
-  const statement: RawStatement = { text, params: bindsClinic ? [clinicId] : [], prepare: seenBefore(text) };
+  const statement: RawStatement = { text, params: bindsClinic ? [clinicId, ...values] : values, prepare: seenBefore(text) };
   try {
     const query = { clinicId, settings, statement };
     const embedded = limits.maxCost === undefined ? undefined : { timeoutMs: limits.timeoutMs, maxCost: limits.maxCost, now };

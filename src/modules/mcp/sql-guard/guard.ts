@@ -6,8 +6,20 @@ import { READABLE_COLUMN_NAMES, READABLE_TABLE_NAMES, READABLE_TABLES, VIEW_SCHE
 
 export type GuardReason = "PARSE_ERROR" | "NOT_A_SELECT" | "MULTIPLE_STATEMENTS" | "FORBIDDEN_TABLE" | "FORBIDDEN_FUNCTION" | "FORBIDDEN_CLAUSE";
 
-/** A safe statement; when `bindsClinic`, `$1` is the clinic id, bound by the executor, never spliced. */
-export type GuardResult = { ok: true; sql: string; bindsClinic: boolean } | { ok: false; reason: GuardReason; message: string };
+/**
+ * A safe statement; when `bindsClinic`, `$1` is the clinic id, bound by the executor, never
+ * spliced. With named parameters (saved reports), `parameters` lists their names in the order of
+ * the positions that follow: `$2`, `$3`… (or `$1`… when the clinic is not bound).
+ */
+export type GuardResult =
+  | { ok: true; sql: string; bindsClinic: boolean; parameters?: string[] }
+  | { ok: false; reason: GuardReason; message: string };
+
+/**
+ * Named placeholders (`:from`) a statement may use, each with the SQL type its value is cast to.
+ * Without it, any parameter is refused.
+ */
+export type ParameterTypes = ReadonlyMap<string, string>;
 
 export const MAX_SQL_LENGTH = 10_000;
 export const MAX_NESTING = 40;
@@ -83,11 +95,34 @@ function clinicRows(table: Node, aliased: boolean): Node {
 class Checker {
   /** Whether a readable table was rewritten, so the statement carries `$1`. */
   bindsClinic = false;
+  /** The named placeholders met, in order (saved reports only). */
+  readonly placeholders: Node[] = [];
   /** Every name the query itself introduces (aliases, CTE names and columns): valid after `x.`. */
   private readonly declared = new Set<string>();
 
-  constructor(root: Node) {
+  constructor(
+    root: Node,
+    private readonly parameterTypes?: ParameterTypes,
+  ) {
     this.collectDeclared(root);
+  }
+
+  /**
+   * Numbers the placeholders after the walk (the clinic id, if bound, is `$1`) and casts each to
+   * its declared type, so a value is always one typed datum, whatever text it holds.
+   */
+  numberPlaceholders(): string[] {
+    const names = [...new Set(this.placeholders.map((node) => String(node.text).slice(1)))];
+    const first = this.bindsClinic ? 2 : 1;
+    for (const node of this.placeholders) {
+      const name = String(node.text).slice(1);
+      // Declared as text, then cast: drivers infer a parameter's type from the statement and would
+      // otherwise re-encode the text they are given (postgres.js sends the string "true" as false).
+      const position = `CAST($${first + names.indexOf(name)} AS text)`;
+      const type = this.parameterTypes?.get(name) ?? "text";
+      node.text = type === "text" ? position : `CAST(${position} AS ${type})`;
+    }
+    return names;
   }
 
   private collectDeclared(node: unknown): void {
@@ -197,7 +232,12 @@ class Checker {
     if (Array.isArray(node)) return node.forEach((n) => this.expr(n, scope));
     const n = node as Node;
     if (["select_stmt", "compound_select_stmt"].includes(n.type)) return this.query(n, scope);
-    if (n.type === "parameter") throw new Refusal("FORBIDDEN_CLAUSE", "Query parameters are not allowed; write values inline");
+    if (n.type === "parameter") {
+      if (!this.parameterTypes) throw new Refusal("FORBIDDEN_CLAUSE", "Query parameters are not allowed; write values inline");
+      if (!/^:[a-z][a-z0-9_]*$/.test(String(n.text))) throw new Refusal("FORBIDDEN_CLAUSE", `Placeholder ${n.text} is not allowed; write :name in lower-case snake_case`);
+      this.placeholders.push(n);
+      return;
+    }
     if (n.type === "identifier") return void identifierName(n);
     if (n.type === "func_call") return this.funcCall(n, scope);
     if (n.type === "member_expr") return this.member(n, scope);
@@ -276,22 +316,23 @@ const verdicts = new LruMap<string, GuardResult>(1000);
  * Checks one statement against the rules and rewrites every readable table into that clinic's
  * rows. Returns the SQL to run (clinic id as `$1`) or a refusal with its reason.
  */
-export function guardSql(sql: string): GuardResult {
-  const known = verdicts.get(sql);
+export function guardSql(sql: string, parameterTypes?: ParameterTypes): GuardResult {
+  const cacheKey = parameterTypes ? `${JSON.stringify([...parameterTypes])}\0${sql}` : sql;
+  const known = verdicts.get(cacheKey);
   if (known) return known;
-  const verdict = checkAndRewrite(sql);
-  if (sql.length <= MAX_SQL_LENGTH) verdicts.set(sql, verdict);
+  const verdict = checkAndRewrite(sql, parameterTypes);
+  if (sql.length <= MAX_SQL_LENGTH) verdicts.set(cacheKey, verdict);
   return verdict;
 }
 
 /** The guard without its cache (benchmarks measure both). */
-export function checkAndRewrite(sql: string): GuardResult {
+export function checkAndRewrite(sql: string, parameterTypes?: ParameterTypes): GuardResult {
   try {
     if (sql.length > MAX_SQL_LENGTH) throw new Refusal("PARSE_ERROR", `The statement is longer than ${MAX_SQL_LENGTH} characters`);
     if (nestingDepth(sql) > MAX_NESTING) throw new Refusal("PARSE_ERROR", `The statement nests deeper than ${MAX_NESTING} levels`);
     let program: Node;
     try {
-      program = parse(normalizeSql(sql), { dialect: "postgresql", includeSpaces: true, includeNewlines: true, includeComments: true, paramTypes: ["$nr"] }) as Node;
+      program = parse(normalizeSql(sql), { dialect: "postgresql", includeSpaces: true, includeNewlines: true, includeComments: true, paramTypes: parameterTypes ? [":name"] : ["$nr"] }) as Node;
     } catch (error) {
       const first = error instanceof Error ? error.message.split("\n")[0] : "unreadable";
       throw new Refusal("PARSE_ERROR", `The statement could not be parsed: ${first}. Write one PostgreSQL SELECT; for a typed value of a multi-word type write '2026-01-01'::timestamptz`);
@@ -303,9 +344,11 @@ export function checkAndRewrite(sql: string): GuardResult {
     if (!["select_stmt", "compound_select_stmt"].includes(statement.type)) {
       throw new Refusal("NOT_A_SELECT", `A ${statement.type.replace(/_stmt$/, "").replaceAll("_", " ")} statement is not a read-only query`);
     }
-    const checker = new Checker(statement);
+    const checker = new Checker(statement, parameterTypes);
     checker.query(statement, new Set());
-    return { ok: true, sql: showNode(statement).trim(), bindsClinic: checker.bindsClinic };
+    if (!parameterTypes) return { ok: true, sql: showNode(statement).trim(), bindsClinic: checker.bindsClinic };
+    const parameters = checker.numberPlaceholders();
+    return { ok: true, sql: showNode(statement).trim(), bindsClinic: checker.bindsClinic, parameters };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, reason: error.reason, message: error.message };
     // Anything else the parser or walker throws (stack overflow included) is still a refusal.

@@ -1,10 +1,10 @@
 import { t } from "elysia";
 import { AppError } from "../../../lib/errors";
-import { executeGuarded } from "../sql-guard/execute";
+import { executeGuarded, limitsFor } from "../sql-guard/execute";
 import { guardSql, MAX_SQL_LENGTH } from "../sql-guard/guard";
 import type { ToolDefinition } from "../registry";
 
-const QueryResultSchema = t.Object({
+export const QueryResultSchema = t.Object({
   columns: t.Array(t.Object({ name: t.String(), type: t.String() })),
   rows: t.Array(
     t.Object({}, {
@@ -30,15 +30,11 @@ export const queryDatabaseTool = (): ToolDefinition => ({
   scope: "query",
   inputSchema: t.Object({ sql: t.String({ minLength: 1, maxLength: MAX_SQL_LENGTH }) }, { additionalProperties: false }),
   outputSchema: QueryResultSchema,
+  logText: (input) => (typeof (input as { sql?: unknown })?.sql === "string" ? (input as { sql: string }).sql : null),
   async run({ database, config, key }, input: { sql: string }) {
     const guarded = guardSql(input.sql);
     if (!guarded.ok) throw new AppError("SQL_GUARD_BLOCKED", guarded.message, { reason: guarded.reason });
-    const result = await executeGuarded(database, key.clinicId, guarded.sql, guarded.bindsClinic, {
-      timeoutMs: config.queryTimeoutMs,
-      maxRows: config.queryMaxRows,
-      // PostgreSQL servers enforce statement_timeout; the embedded database needs the estimate.
-      maxCost: database.kind === "postgres" ? undefined : config.queryMaxCost,
-    });
+    const result = await executeGuarded(database, key.clinicId, guarded.sql, guarded.bindsClinic, limitsFor(database, config));
     return { result: result as unknown as Record<string, unknown>, rowsReturned: result.row_count };
   },
 });
