@@ -23,6 +23,8 @@ import { describeSchemaTool } from "./modules/mcp/tools/describe-schema";
 import { queryDatabaseTool } from "./modules/mcp/tools/query-database";
 import { mcpKeysModule } from "./modules/mcp-keys";
 import { mcpReportsModule } from "./modules/mcp-reports";
+import { backupsModule } from "./modules/backups";
+import { BackupScheduler, BackupStore } from "./backup/store";
 import { alertsModule } from "./modules/alerts";
 import { billingModule } from "./modules/billing";
 import { operationsModule } from "./modules/operations";
@@ -58,7 +60,8 @@ function buildRoutes(context: AppContext) {
         .use(operationsModule(context))
         .use(billingModule(context))
         .use(mcpKeysModule(context))
-        .use(mcpReportsModule(context)),
+        .use(mcpReportsModule(context))
+        .use(backupsModule(context)),
     );
 }
 
@@ -79,7 +82,10 @@ export function createApp(deps: AppDeps): BuiltApp {
     idempotency: idempotency(services),
     declaredQueries: new DeclaredQueries(),
     apiDocument: new ApiDocument(),
+    backups: deps.database.kind === "postgres" ? null : new BackupScheduler(new BackupStore(deps.database, deps.clock, deps.config.backup, deps.logger), deps.clock, deps.logger),
   };
+  context.backups?.start();
+  context.lifecycle.onBeforeClose(async () => context.backups?.stop());
   context.lifecycle.onBeforeClose(() => mcp.stop());
   const app = buildRoutes(context);
   context.declaredQueries.learn(app);

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { BackupSettings } from "./backup/store";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -23,6 +24,8 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** Browser origins allowed to call the REST API across origins (CORS, credentials included). */
   corsOrigins: string[];
+  /** Backups of the embedded database (a PostgreSQL server's are its operator's job). */
+  backup: BackupSettings;
 }
 
 /** CONTRACT §10; tests lower or raise them. */
@@ -70,6 +73,19 @@ export function resolveJwtSecret(env: Env, dataDir: string): string {
   return secret;
 }
 
+const INTERVAL_WORDS: Record<string, number> = { hourly: 3_600_000, daily: 86_400_000, weekly: 7 * 86_400_000 };
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** BACKUP_INTERVAL: `off`, `hourly`, `daily` (default), `weekly`, or a number with m, h or d (`6h`); at least a minute. */
+export function backupIntervalFrom(raw: string | undefined): number | null {
+  const value = (raw ?? "daily").trim().toLowerCase();
+  if (value === "off") return null;
+  if (INTERVAL_WORDS[value]) return INTERVAL_WORDS[value];
+  const match = /^(\d+)\s*([mhd])$/.exec(value);
+  if (!match || Number(match[1]) < 1) throw new Error(`BACKUP_INTERVAL must be off, hourly, daily, weekly or a number with m, h or d such as 6h (got "${raw}")`);
+  return Number(match[1]) * UNIT_MS[match[2]!]!;
+}
+
 const listFrom = (raw: string | undefined) => (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean);
 
 export function loadConfig(env: Env = process.env): Config {
@@ -92,5 +108,6 @@ export function loadConfig(env: Env = process.env): Config {
     limits: { ...DEFAULT_LIMITS },
     mcpAllowedOrigins: listFrom(env.MCP_ALLOWED_ORIGINS),
     corsOrigins: listFrom(env.CORS_ORIGINS),
+    backup: { dir: resolve(env.BACKUP_DIR || join(dataDir, "backups")), intervalMs: backupIntervalFrom(env.BACKUP_INTERVAL), keep: intFrom(env, "BACKUP_KEEP", 7, 1) },
   };
 }

@@ -9,6 +9,7 @@ import type { RestRateLimits } from "./http/rate-limit";
 import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/logger";
 import type { McpRuntime } from "./modules/mcp/runtime";
+import type { BackupScheduler } from "./backup/store";
 
 /** What the app is built from: tests hand in their own database, clock and config. */
 export interface AppDeps {
@@ -49,4 +50,6 @@ export interface AppContext extends AppDeps {
   apiDocument: ApiDocument;
   lifecycle: Lifecycle;
   mcp: McpRuntime;
+  /** Backups of the embedded database; null on PostgreSQL, whose operator backs it up. */
+  backups: BackupScheduler | null;
 }

@@ -24,13 +24,21 @@ Commands:
                              Create a clinic and its owner (password also from OWNER_PASSWORD)
   reset-password --email E   Set a new password for a user (from NEW_PASSWORD, or one line on
                              standard input) and end all of their sessions
+  backup                     Write a backup of the embedded database to BACKUP_DIR now (while
+                             the server runs, use POST /api/v1/admin/backups instead)
+  restore FILE [--force]     Check a backup and load it into an empty DATA_DIR (--force: move the
+                             database there aside first), or into the empty DATABASE_URL
+  move --to URL              Copy the embedded database into an empty PostgreSQL database,
+                             verified table by table, and print the DATABASE_URL to use
+  move --from URL [--force]  Copy a PostgreSQL database into DATA_DIR (for local work)
 
 Options:
   -h, --help                 Show this help
   -v, --version              Show the version
 
 Environment: DATABASE_URL (unset: embedded database in DATA_DIR/pg), DATA_DIR (./data),
-PORT (3000), HOST, JWT_SECRET, LOG_LEVEL, QUOTA_FLUSH_MS, QUERY_TIMEOUT_MS, QUERY_MAX_ROWS.`;
+PORT (3000), HOST, JWT_SECRET, LOG_LEVEL, QUOTA_FLUSH_MS, QUERY_TIMEOUT_MS, QUERY_MAX_ROWS,
+BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6h…), BACKUP_KEEP (7).`;
 
 async function withDatabase<T>(work: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -69,6 +77,9 @@ export async function runCli(argv: string[]): Promise<void> {
       password: { type: "string" },
       timezone: { type: "string" },
       currency: { type: "string" },
+      force: { type: "boolean" },
+      to: { type: "string" },
+      from: { type: "string" },
     },
   });
   const command = positionals[0] ?? "serve";
@@ -114,6 +125,21 @@ export async function runCli(argv: string[]): Promise<void> {
         const result = await resetPassword({ db: database.db, clock: systemClock }, values.email!, password);
         console.log(JSON.stringify({ msg: "password reset; every session of the user has ended", ...result }));
       });
+    }
+    case "backup": {
+      const { backupCommand } = await import("./data");
+      const taken = await backupCommand(loadConfig(), systemClock);
+      return void console.log(`backup written: ${taken.file} (${taken.size_bytes} bytes, sha256 ${taken.sha256}) in ${loadConfig().backup.dir}`);
+    }
+    case "restore": {
+      const file = positionals[1];
+      if (!file) throw new Error("restore needs a FILE (a .sql.gz backup)");
+      const { restoreCommand } = await import("./data");
+      return void console.log(await restoreCommand(loadConfig(), systemClock, file, values.force === true));
+    }
+    case "move": {
+      const { moveCommand } = await import("./data");
+      return void console.log(await moveCommand(loadConfig(), systemClock, { to: values.to, from: values.from }, values.force === true));
     }
     default:
       throw new Error(`unknown command "${command}"; see --help`);

@@ -5,6 +5,8 @@ import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { createHash } from "node:crypto";
 import type { MigrationMeta } from "drizzle-orm/migrator";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
@@ -26,7 +28,14 @@ export interface Database {
   kind: DatabaseKind;
   /** Human description for start-up output, never containing a password. */
   location: string;
-  migrate(): Promise<void>;
+  /** Applies the migrations this version knows; `upTo`: only the first that many (restores of older backups). */
+  migrate(upTo?: number): Promise<void>;
+  /**
+   * One transaction on one connection for bulk copies (backups, restores, moves): a "snapshot"
+   * is REPEATABLE READ READ ONLY, so every table is read as of one moment; "write" loads rows.
+   * Dates and times are written in UTC, ISO style, whatever the server's settings.
+   */
+  copyTransaction<T>(mode: "snapshot" | "write", work: (session: CopySession) => Promise<T>): Promise<T>;
   /** Runs raw SQL and returns its rows (the drivers disagree on result shapes). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /**
@@ -45,6 +54,19 @@ export interface Database {
   /** PGlite only: a copy of the data directory, used to clone migrated test databases fast. */
   dumpDataDir?(): Promise<Blob | File>;
 }
+
+/** A bulk-copy transaction: COPY in PostgreSQL's text format, which psql reads too. */
+export interface CopySession {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** `COPY (select) TO STDOUT`: the rows as text, one per line. */
+  copyOut(select: string): Promise<Uint8Array>;
+  /** `COPY table (columns) FROM STDIN` with text that copyOut produced. */
+  copyIn(table: string, columns: string[], data: Uint8Array): Promise<void>;
+}
+
+/** Session settings for copies, so that two servers write the same text for the same rows. */
+const COPY_SETTINGS = ["SET LOCAL TimeZone = 'UTC'", "SET LOCAL DateStyle = 'ISO, YMD'", "SET LOCAL IntervalStyle = 'postgres'", "SET LOCAL extra_float_digits = 1"];
+const SNAPSHOT_MODE = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
 export interface ListenHandlers {
   onMessage(payload: string): void;
@@ -69,9 +91,12 @@ const MIGRATIONS: MigrationMeta[] = EMBEDDED_MIGRATIONS.map((m) => ({
   hash: createHash("sha256").update(m.sql).digest("hex"),
 }));
 
-async function applyMigrations(db: Db): Promise<void> {
+/** How many migrations this version knows, and their digests (a database's schema version is how many it applied). */
+export const KNOWN_MIGRATIONS = MIGRATIONS.map((m, index) => ({ index, hash: m.hash, when: m.folderMillis, tag: EMBEDDED_MIGRATIONS[index]!.tag, sql: EMBEDDED_MIGRATIONS[index]!.sql }));
+
+async function applyMigrations(db: Db, upTo = MIGRATIONS.length): Promise<void> {
   const internals = db as unknown as { dialect: { migrate(m: MigrationMeta[], session: unknown, config: object): Promise<void> }; session: unknown };
-  await internals.dialect.migrate(MIGRATIONS, internals.session, {});
+  await internals.dialect.migrate(MIGRATIONS.slice(0, upTo), internals.session, {});
 }
 
 /** Serializes concurrent start-ups of several instances against one PostgreSQL database. */
@@ -122,11 +147,27 @@ async function openPglite(client: PGlite, kind: DatabaseKind, location: string):
     db,
     kind,
     location,
-    migrate: () => applyMigrations(db),
+    migrate: (upTo) => applyMigrations(db, upTo),
     async query<T>(text: string, params: unknown[] = []) {
       const result = await client.query(text, params);
       return result.rows as T[];
     },
+    copyTransaction: (mode, work) =>
+      client.transaction(async (tx) => {
+        if (mode === "snapshot") await tx.query(SNAPSHOT_MODE);
+        for (const setting of COPY_SETTINGS) await tx.query(setting);
+        return work({
+          query: async <T>(text: string, params: unknown[] = []) => (await tx.query(text, params)).rows as T[],
+          async copyOut(select) {
+            const result = await tx.query(`COPY (${select}) TO '/dev/blob'`);
+            // An empty table writes no blob at all.
+            return result.blob ? new Uint8Array(await result.blob.arrayBuffer()) : new Uint8Array();
+          },
+          async copyIn(table, columns, data) {
+            await tx.query(`COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, [], { blob: new Blob([data]) });
+          },
+        });
+      }),
     async listen(channel, handlers) {
       // In process: the subscription cannot be lost.
       const unsubscribe = await client.listen(channel, handlers.onMessage);
@@ -223,12 +264,12 @@ async function openPostgres(url: string): Promise<Database> {
     db,
     kind: "postgres",
     location: `PostgreSQL at ${redactUrl(url)}`,
-    async migrate() {
+    async migrate(upTo) {
       // The lock is held on one reserved connection while the pool runs the migrations.
       const reserved = await client.reserve();
       try {
         await reserved`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-        await applyMigrations(db);
+        await applyMigrations(db, upTo);
       } finally {
         await reserved`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});
         reserved.release();
@@ -237,6 +278,30 @@ async function openPostgres(url: string): Promise<Database> {
     async query<T>(text: string, params: unknown[] = []) {
       return (await client.unsafe(text, params as never[])) as unknown as T[];
     },
+    copyTransaction: (mode, work) =>
+      client.begin(async (sql) => {
+        if (mode === "snapshot") await sql.unsafe(SNAPSHOT_MODE);
+        for (const setting of COPY_SETTINGS) await sql.unsafe(setting);
+        return work({
+          query: async <T>(text: string, params: unknown[] = []) => (await sql.unsafe(text, params as never[])) as unknown as T[],
+          async copyOut(select) {
+            const chunks: Uint8Array[] = [];
+            const stream = await sql.unsafe(`COPY (${select}) TO STDOUT`).readable();
+            // Read with events: under Bun, iterating the stream with for-await leaves the
+            // connection waiting, and the next COPY on it never starts.
+            await new Promise<void>((done, fail) => {
+              stream.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+              stream.on("end", () => done());
+              stream.on("error", fail);
+            });
+            return new Uint8Array(Buffer.concat(chunks));
+          },
+          async copyIn(table, columns, data) {
+            const writable = await sql.unsafe(`COPY ${table} (${columns.join(", ")}) FROM STDIN`).writable();
+            await pipeline(Readable.from([Buffer.from(data)]), writable);
+          },
+        });
+      }) as Promise<never>,
     listen: (channel, handlers) => listenPostgres(url, channel, handlers),
     async notify(channel, payload) {
       await client.notify(channel, payload);

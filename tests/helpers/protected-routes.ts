@@ -101,6 +101,8 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "PATCH", path: "/mcp/reports/:id", roles: ["owner"], seed: seedReport, body: () => ({ title: "Changed" }) },
   { method: "DELETE", path: "/mcp/reports/:id", roles: ["owner"], seed: seedReport },
   { method: "GET", path: "/mcp/usage", roles: ["owner"] },
+  { method: "POST", path: "/admin/backups", roles: ["owner"] },
+  { method: "GET", path: "/admin/backups", roles: ["owner"] },
   { method: "GET", path: "/mcp/usage/summary", roles: ["owner"] },
   { method: "POST", path: "/auth/logout" },
   { method: "GET", path: "/auth/me" },

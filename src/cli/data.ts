@@ -1,0 +1,93 @@
+import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import type { Config } from "../config";
+import { openDatabase, redactUrl, type Database } from "../db/client";
+import { lockDataDir } from "../db/data-dir-lock";
+import { readBackup, type BackupSidecar } from "../backup/format";
+import { loadSnapshot, takeSnapshot, type Progress } from "../backup/snapshot";
+import { BackupStore } from "../backup/store";
+import type { Clock } from "../lib/clock";
+
+/** Progress lines go to stderr, so stdout keeps only the result. */
+const progress: Progress = (line) => process.stderr.write(`  ${line}\n`);
+
+const embeddedDir = (config: Config) => join(config.dataDir, "pg");
+const hasData = (dir: string) => existsSync(dir) && readdirSync(dir).length > 0;
+
+/**
+ * Makes DATA_DIR ready to receive data: refuses while a server owns it, and, when it already holds
+ * a database, refuses unless `force`, which moves that database aside (never deletes it).
+ */
+function prepareEmbeddedTarget(config: Config, force: boolean, clock: Clock): string | null {
+  lockDataDir(config.dataDir).release(); // throws, naming the PID, while a server owns the directory
+  const dir = embeddedDir(config);
+  if (!hasData(dir)) return null;
+  if (!force) throw new Error(`${dir} already holds a database; restore into an empty DATA_DIR, or pass --force to move it aside and replace it`);
+  const aside = `${dir}.before-${clock.now().toISOString().replaceAll(":", "-")}`;
+  renameSync(dir, aside);
+  return aside;
+}
+
+async function withDatabase<T>(options: { databaseUrl?: string; dataDir: string }, work: (database: Database) => Promise<T>): Promise<T> {
+  const database = await openDatabase(options);
+  try {
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+/** `vet-clinic backup`: one backup of the embedded database now, while no server runs. */
+export async function backupCommand(config: Config, clock: Clock): Promise<BackupSidecar> {
+  if (config.databaseUrl) throw new Error("backup works on the embedded database; back up PostgreSQL with pg_dump or your provider's backups");
+  return withDatabase({ dataDir: config.dataDir }, async (database) => {
+    await database.migrate();
+    return new BackupStore(database, clock, config.backup).backupNow();
+  });
+}
+
+/** `vet-clinic restore FILE [--force]`: checks the file, then loads it into the configured database. */
+export async function restoreCommand(config: Config, clock: Clock, file: string, force: boolean): Promise<string> {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new Error(`${path} does not exist`);
+  const sidecarPath = `${path}.manifest.json`;
+  const sidecar = existsSync(sidecarPath) ? (JSON.parse(readFileSync(sidecarPath, "utf8")) as BackupSidecar) : undefined;
+  process.stderr.write(`checking ${basename(path)}${sidecar ? " against its manifest" : " (no .manifest.json beside it: checking the manifest inside)"}\n`);
+  const { manifest, snapshot } = readBackup(readFileSync(path), sidecar);
+  process.stderr.write(`backup of ${manifest.created_at}, schema ${manifest.schema_version} (${manifest.schema_tag}), ${manifest.tables.reduce((n, t) => n + t.rows, 0)} rows: checksums verified\n`);
+  let aside: string | null = null;
+  if (config.databaseUrl) {
+    if (force) throw new Error("--force replaces an embedded data directory only; for PostgreSQL, restore into an empty database you create");
+  } else {
+    aside = prepareEmbeddedTarget(config, force, clock);
+  }
+  await withDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }, (database) => loadSnapshot(database, snapshot, progress));
+  return `restored ${basename(path)} into ${config.databaseUrl ? redactUrl(config.databaseUrl) : embeddedDir(config)}${aside ? ` (the previous database was moved to ${aside})` : ""}`;
+}
+
+/**
+ * `vet-clinic move --to URL` copies the embedded database into an empty PostgreSQL database;
+ * `--from URL` copies a PostgreSQL database into DATA_DIR. Both verify every table's rows and
+ * checksum in the target before they finish; the source is never changed.
+ */
+export async function moveCommand(config: Config, clock: Clock, direction: { to?: string; from?: string }, force: boolean): Promise<string> {
+  const url = direction.to ?? direction.from;
+  if (!url || (direction.to && direction.from)) throw new Error("move needs exactly one of --to postgres://… (embedded → PostgreSQL) or --from postgres://… (PostgreSQL → embedded)");
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error("move --to/--from takes a postgres:// URL");
+  if (direction.to) {
+    process.stderr.write(`reading the embedded database in ${embeddedDir(config)}\n`);
+    const snapshot = await withDatabase({ dataDir: config.dataDir }, async (source) => {
+      await source.migrate();
+      return takeSnapshot(source, progress);
+    });
+    process.stderr.write(`writing to ${redactUrl(url)}\n`);
+    await withDatabase({ databaseUrl: url, dataDir: config.dataDir }, (target) => loadSnapshot(target, snapshot, progress));
+    return `moved ${snapshot.tables.reduce((n, t) => n + t.rows, 0)} rows to ${redactUrl(url)}; every table verified.\nStart the service on it with DATABASE_URL set to the URL you passed (${redactUrl(url)}; its password is not printed):\n  DATABASE_URL=postgres://… vet-clinic\n(the embedded database in ${embeddedDir(config)} is unchanged; keep it until you are sure)`;
+  }
+  process.stderr.write(`reading ${redactUrl(url)}\n`);
+  const snapshot = await withDatabase({ databaseUrl: url, dataDir: config.dataDir }, (source) => takeSnapshot(source, progress));
+  const aside = prepareEmbeddedTarget(config, force, clock);
+  process.stderr.write(`writing the embedded database in ${embeddedDir(config)}\n`);
+  await withDatabase({ dataDir: config.dataDir }, (target) => loadSnapshot(target, snapshot, progress));
+  return `moved ${snapshot.tables.reduce((n, t) => n + t.rows, 0)} rows into ${embeddedDir(config)}; every table verified. Start the service without DATABASE_URL to use it.${aside ? ` (the previous database was moved to ${aside})` : ""}`;
+}

@@ -1,0 +1,28 @@
+import { t } from "elysia";
+import { Timestamp } from "../../http/common-model";
+
+export const BackupModel = t.Object({
+  file: t.String({ description: "The file's name in BACKUP_DIR" }),
+  created_at: Timestamp,
+  size_bytes: t.Integer(),
+  sha256: t.String({ description: "SHA-256 of the file (hex)" }),
+  schema_version: t.Integer({ description: "How many of the service's migrations the data was written under" }),
+  schema_tag: t.String(),
+  app_version: t.String(),
+  tables: t.Array(t.Object({ name: t.String(), rows: t.Integer(), sha256: t.String({ description: "SHA-256 of the table's COPY text" }) })),
+});
+
+export const BackupTakenModel = t.Composite([
+  BackupModel,
+  t.Object({ timings: t.Object({ snapshot_ms: t.Integer({ description: "How long the consistent read took (other statements waited this long at most)" }), total_ms: t.Integer() }) }),
+]);
+
+export const BackupListModel = t.Object({
+  enabled: t.Boolean({ description: "false on PostgreSQL: back it up with pg_dump or the provider's backups" }),
+  reason: t.Optional(t.String()),
+  dir: t.Union([t.String(), t.Null()]),
+  interval_ms: t.Union([t.Integer(), t.Null()], { description: "null: no scheduled backups (BACKUP_INTERVAL=off)" }),
+  keep: t.Integer(),
+  next_at: t.Union([Timestamp, t.Null()]),
+  backups: t.Array(BackupModel),
+});

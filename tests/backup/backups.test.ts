@@ -1,0 +1,267 @@
+/**
+ * Backups of a serving app: consistent under concurrent writes, restorable with every invariant
+ * intact, verified when read, and kept to BACKUP_KEEP. A round trip through the other kind of
+ * database keeps every row, so keys, folios and idempotency records keep working after a move.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DamagedBackupError, readBackup, type BackupSidecar } from "../../src/backup/format";
+import { loadSnapshot, takeSnapshot, type Snapshot } from "../../src/backup/snapshot";
+import { openDatabase, type Database } from "../../src/db/client";
+import { HOUR } from "../../src/lib/clock";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { PASSWORD, registerClinic, sessionFrom, type ClinicSession } from "../helpers/clinic";
+import { createTestDatabase, databaseKind, POSTGRES_URL } from "../helpers/database";
+import { createKey, invoke } from "../mcp/helpers";
+
+const dir = mkdtempSync(join(tmpdir(), "vet-backups-"));
+let t: TestApp;
+let owner: ClinicSession;
+beforeAll(async () => {
+  t = await createTestApp({ config: { backup: { dir, intervalMs: 6 * HOUR, keep: 3 } } });
+  owner = await registerClinic(t);
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const saleKey = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+
+/** One sale: an invoice with items, emitted, paid in full, with its boleta. Resolves when all four are acknowledged. */
+async function sale(session: ClinicSession, tutorId: string, n: number) {
+  const invoice = await session.as("POST", "/api/v1/billing/invoices", { json: { tutor_id: tutorId, items: [{ description: `Consulta ${n}`, quantity: 1 + (n % 3), unit_price: 10_000 + n }] } });
+  expect(invoice.status, invoice.text).toBe(201);
+  const emitted = await session.as("POST", `/api/v1/billing/invoices/${invoice.body.id}/emit`);
+  expect(emitted.status, emitted.text).toBe(200);
+  const paid = await session.as("POST", "/api/v1/billing/payments", { json: { invoice_id: invoice.body.id, amount: emitted.body.total_amount, method: "card" }, headers: { "idempotency-key": saleKey(n) } });
+  expect(paid.status, paid.text).toBe(201);
+  const boleta = await session.as("POST", "/api/v1/billing/sii/documents", { json: { doc_type: 39, invoice_id: invoice.body.id } });
+  expect(boleta.status, boleta.text).toBe(201);
+  return invoice.body.id as string;
+}
+
+/** The payment body `sale` sent for an invoice (a replay must repeat it exactly). */
+async function paymentOf(database: Database, invoiceId: string) {
+  const [row] = await database.query<{ total: number }>("select total_amount::int as total from invoices where id = $1", [invoiceId]);
+  return { invoice_id: invoiceId, amount: Number(row!.total), method: "card" };
+}
+
+/** The invariants a restored database must satisfy, as one list of violations (empty when all hold). */
+async function violations(database: Database, clinicId: string): Promise<string[]> {
+  const found: string[] = [];
+  const check = async (label: string, sql: string) => {
+    const rows = await database.query(sql, [clinicId]);
+    if (rows.length) found.push(`${label}: ${JSON.stringify(rows).slice(0, 300)}`);
+  };
+  await check("invoice totals", `select i.id from invoices i where i.clinic_id = $1 and (i.net_amount <> coalesce((select sum(total_amount) from invoice_items where invoice_id = i.id), 0) or i.total_amount <> i.net_amount + i.tax_amount)`);
+  await check("balances", `select i.id from invoices i where i.clinic_id = $1 and i.paid_amount <> coalesce((select sum(amount - refunded_amount) from payments where invoice_id = i.id), 0)`);
+  await check("invoices without items", `select i.id from invoices i where i.clinic_id = $1 and not exists (select 1 from invoice_items where invoice_id = i.id)`);
+  await check("folios gapless", `select doc_type from tax_documents where clinic_id = $1 group by doc_type having max(folio) <> count(*)`);
+  await check("folio counters", `select f.doc_type from folio_counters f where f.clinic_id = $1 and f.last_folio <> (select max(folio) from tax_documents d where d.clinic_id = $1 and d.doc_type = f.doc_type)`);
+  return found;
+}
+
+describe("a backup taken while sales are being written", () => {
+  let acknowledged: string[];
+  let backup: BackupSidecar;
+  let snapshot: Snapshot;
+
+  beforeAll(async () => {
+    const tutor = await owner.as("POST", "/api/v1/tutors", { json: { name: "Concurrent tutor" } });
+    acknowledged = [];
+    let n = 0;
+    const writer = async (rounds: number) => {
+      for (let i = 0; i < rounds; i++) acknowledged.push(await sale(owner, tutor.body.id, n++));
+    };
+    const first = Promise.all([writer(3), writer(3), writer(3)]);
+    await first;
+    const before = [...acknowledged];
+    // Writers keep going while the backup runs.
+    const during = Promise.all([writer(4), writer(4), writer(4)]);
+    if (databaseKind === "pglite") {
+      const taken = await owner.as("POST", "/api/v1/admin/backups");
+      expect(taken.status, taken.text).toBe(201);
+      backup = taken.body;
+      ({ snapshot } = readBackup(readFileSync(join(dir, backup.file)), JSON.parse(readFileSync(join(dir, `${backup.file}.manifest.json`), "utf8"))));
+    } else {
+      // PostgreSQL servers leave backups to their operator; `move --from` reads them the same way.
+      snapshot = await takeSnapshot(t.database);
+    }
+    await during;
+    acknowledged = before;
+  }, 60_000);
+
+  test("restores into an empty database with every invariant intact and every sale acknowledged before it began", async () => {
+    const target = await createTestDatabase();
+    try {
+      await loadSnapshot(target, snapshot);
+      expect(await violations(target, owner.clinic.id)).toEqual([]);
+      const restored = new Set((await target.query<{ id: string }>("select id from invoices where clinic_id = $1", [owner.clinic.id])).map((row) => row.id));
+      for (const id of acknowledged) expect(restored.has(id), id).toBe(true);
+      expect(await violations(t.database, owner.clinic.id)).toEqual([]);
+    } finally {
+      await target.destroy();
+    }
+  });
+
+  test.if(databaseKind === "pglite")("the list shows it with its size, checksum, schema version and per-table counts; the file's digest matches", async () => {
+    const listed = await owner.as("GET", "/api/v1/admin/backups");
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body).toMatchObject({ enabled: true, dir, interval_ms: 6 * HOUR, keep: 3 });
+    const entry = listed.body.backups.find((b: BackupSidecar) => b.file === backup.file);
+    expect(entry).toMatchObject({ size_bytes: backup.size_bytes, sha256: backup.sha256, schema_version: backup.schema_version });
+    expect(new Bun.CryptoHasher("sha256").update(readFileSync(join(dir, backup.file))).digest("hex")).toBe(backup.sha256);
+    expect(entry.tables.find((table: { name: string }) => table.name === "invoices").rows).toBeGreaterThanOrEqual(acknowledged.length);
+  });
+});
+
+describe.if(databaseKind === "pglite")("backup files", () => {
+  test("retention keeps exactly BACKUP_KEEP, the newest", async () => {
+    const taken: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      t.clock.advance(1000);
+      taken.push((await owner.as("POST", "/api/v1/admin/backups")).body.file);
+    }
+    const listed = (await owner.as("GET", "/api/v1/admin/backups")).body.backups.map((b: BackupSidecar) => b.file);
+    expect(listed).toEqual(taken.slice(-3).reverse());
+  });
+
+  test("the schedule takes a backup once an interval has passed since the newest, and not before", async () => {
+    const scheduler = t.context.backups!;
+    const newest = () => (scheduler.store.list()[0]?.created_at ?? "");
+    const before = newest();
+    t.clock.advance(5 * HOUR);
+    expect(await scheduler.tick()).toBe(false);
+    t.clock.advance(HOUR + 1000);
+    expect(await scheduler.tick()).toBe(true);
+    expect(newest() > before).toBe(true);
+    expect(scheduler.store.list()).toHaveLength(3);
+  });
+
+  test.each([
+    ["truncated", (bytes: Uint8Array) => bytes.slice(0, Math.floor(bytes.length / 2)), "SHA-256 does not match"],
+    ["edited", (bytes: Uint8Array) => { const copy = bytes.slice(); copy[copy.length - 20]! ^= 0xff; return copy; }, "SHA-256 does not match"],
+  ])("a %s file is refused before anything is written, with its manifest beside it", (_label, damage, message) => {
+    const [latest] = t.context.backups!.store.list();
+    const bytes = damage(readFileSync(join(dir, latest!.file)));
+    expect(() => readBackup(bytes, latest)).toThrow(message);
+  });
+
+  test("without its manifest, a truncated or re-compressed edited file is refused by the checks inside", () => {
+    const [latest] = t.context.backups!.store.list();
+    const bytes = readFileSync(join(dir, latest!.file));
+    expect(() => readBackup(bytes.slice(0, bytes.length - 30))).toThrow(DamagedBackupError);
+    const text = new TextDecoder().decode(Bun.gunzipSync(bytes));
+    const edited = text.replace(/(COPY public\."tutors"[^\n]*\n[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t)([^\t]+)/, "$1Mallory");
+    expect(edited).not.toBe(text);
+    expect(() => readBackup(Bun.gzipSync(new TextEncoder().encode(edited)))).toThrow("table tutors does not match the manifest");
+    const cut = text.slice(0, text.lastIndexOf("-- end of backup"));
+    expect(() => readBackup(Bun.gzipSync(new TextEncoder().encode(cut)))).toThrow("cut short");
+  });
+});
+
+test("a round trip through the other kind of database keeps every row, and keys, folios and idempotency records keep working", async () => {
+  // The schedule tests moved the clock past the session's lifetime.
+  const login = await t.request("POST", "/api/v1/auth/login", { json: { email: owner.user.email, password: PASSWORD } });
+  owner = sessionFrom(t, login);
+  const key = await createKey(owner, { scopes: ["read", "query"] });
+  const tutor = await owner.as("POST", "/api/v1/tutors", { json: { name: "Round trip" } });
+  const paidInvoice = await sale(owner, tutor.body.id, 10_000);
+  const original = await takeSnapshot(t.database);
+  // Through the other kind: PostgreSQL when the suite runs on PGlite (if one is reachable), PGlite otherwise.
+  const other = POSTGRES_URL ? await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent" }) : await createOtherPostgres();
+  const back = await createTestDatabase();
+  try {
+    expect(other, "a PostgreSQL server for the round trip (BACKUP_TEST_POSTGRES or 127.0.0.1:5432)").toBeDefined();
+    await loadSnapshot(other!, original);
+    await loadSnapshot(back, await takeSnapshot(other!));
+    const returned = await takeSnapshot(back);
+    expect(returned.tables.map(({ name, rows, sha256 }) => ({ name, rows, sha256 }))).toEqual(original.tables.map(({ name, rows, sha256 }) => ({ name, rows, sha256 })));
+    const moved = await createTestApp({ database: back, clock: t.clock });
+    try {
+      const call = await invoke(moved, key.api_key, "query_database", { sql: "select count(*) as n from tax_documents" });
+      expect(call.status, call.text).toBe(200);
+      const session = { ...owner, as: (method: string, path: string, opts = {}) => moved.request(method, path, { token: owner.token, ...opts }) } as ClinicSession;
+      const [last] = await back.query<{ folio: number }>("select max(folio)::int as folio from tax_documents where clinic_id = $1 and doc_type = 39", [owner.clinic.id]);
+      const nextInvoice = await sale(session, tutor.body.id, 10_001);
+      const [next] = await back.query<{ folio: number }>("select folio from tax_documents where invoice_id = $1", [nextInvoice]);
+      expect(next!.folio).toBe(last!.folio + 1);
+      const replay = await session.as("POST", "/api/v1/billing/payments", { json: await paymentOf(back, paidInvoice), headers: { "idempotency-key": saleKey(10_000) } });
+      expect(replay.headers.get("idempotent-replayed"), replay.text).toBe("true");
+    } finally {
+      await moved.close();
+    }
+  } finally {
+    await other?.close();
+    await back.destroy();
+  }
+}, 60_000);
+
+/** A fresh PostgreSQL database for the PGlite suite's round trip, or undefined when none is reachable. */
+async function createOtherPostgres(): Promise<Database | undefined> {
+  const url = process.env.BACKUP_TEST_POSTGRES ?? "postgres://postgres@127.0.0.1:5432/test";
+  try {
+    const { default: postgres } = await import("postgres");
+    const name = `vet_move_${Bun.randomUUIDv7().replaceAll("-", "").slice(-16)}`;
+    const admin = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 2 });
+    await admin.unsafe(`create database ${name}`);
+    await admin.end();
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    const database = await openDatabase({ databaseUrl: target.toString(), dataDir: "/nonexistent" });
+    const close = database.close;
+    return Object.assign(database, {
+      async close() {
+        await close();
+        const cleanup = postgres(url, { max: 1, onnotice: () => {} });
+        await cleanup.unsafe(`drop database if exists ${name} with (force)`);
+        await cleanup.end();
+      },
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+test("a backup written under an older schema restores and is brought to this version's schema", async () => {
+  const KNOWN = (await import("../../src/db/client")).KNOWN_MIGRATIONS.length;
+  const older = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent" });
+  const target = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent" });
+  try {
+    await older.migrate(KNOWN - 1);
+    await older.query("insert into clinics (id, name, timezone, currency, tax_rate_bps, plan, created_at, updated_at) values ('01900000-0000-7000-8000-0000000000aa', 'Old clinic', 'UTC', 'CLP', 1900, 'standard', now(), now())");
+    const snapshot = await takeSnapshot(older);
+    expect(snapshot.schemaVersion).toBe(KNOWN - 1);
+    await loadSnapshot(target, snapshot);
+    expect(await target.query("select name from clinics")).toEqual([{ name: "Old clinic" }]);
+    const [applied] = await target.query<{ n: number }>("select count(*)::int as n from drizzle.__drizzle_migrations");
+    expect(applied!.n).toBe(KNOWN);
+    await expect(target.query("select count(*) from mcp_reports")).resolves.toBeDefined();
+  } finally {
+    await older.close();
+    await target.close();
+  }
+});
+
+test("a database that is not empty is refused as a target, and keeps what it had", async () => {
+  const snapshot = await takeSnapshot(t.database);
+  const target = await createTestDatabase();
+  try {
+    await target.query("insert into clinics (id, name, timezone, currency, tax_rate_bps, plan, created_at, updated_at) values ('01900000-0000-7000-8000-0000000000bb', 'Already here', 'UTC', 'CLP', 1900, 'standard', now(), now())");
+    await expect(loadSnapshot(target, snapshot)).rejects.toThrow("not empty");
+    expect(await target.query("select name from clinics")).toEqual([{ name: "Already here" }]);
+  } finally {
+    await target.destroy();
+  }
+});
+
+test.if(databaseKind === "postgres")("on PostgreSQL the server takes no backups of its own and says why", async () => {
+  const taken = await owner.as("POST", "/api/v1/admin/backups");
+  expect(taken.status, taken.text).toBe(409);
+  expect(taken.body.message).toContain("pg_dump");
+  const listed = await owner.as("GET", "/api/v1/admin/backups");
+  expect(listed.body, listed.text).toMatchObject({ enabled: false, backups: [] });
+});
