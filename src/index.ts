@@ -1,7 +1,10 @@
 import { runCli } from "./cli";
 import { describeStartupError } from "./cli/startup-errors";
 
-runCli(process.argv.slice(2)).catch((error) => {
-  process.stderr.write(JSON.stringify({ level: "error", msg: "cannot start", error: describeStartupError(error) }) + "\n");
+const argv = process.argv.slice(2);
+const command = argv.find((arg) => !arg.startsWith("-")) ?? "serve";
+runCli(argv).catch((error) => {
+  const msg = command === "serve" || command === "demo" ? "cannot start" : `${command} failed`;
+  process.stderr.write(JSON.stringify({ level: "error", msg, error: describeStartupError(error) }) + "\n");
   process.exit(1);
 });

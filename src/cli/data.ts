@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { Config } from "../config";
 import { openDatabase, redactUrl, type Database } from "../db/client";
@@ -19,6 +19,7 @@ const hasData = (dir: string) => existsSync(dir) && readdirSync(dir).length > 0;
  * a database, refuses unless `force`, which moves that database aside (never deletes it).
  */
 function prepareEmbeddedTarget(config: Config, force: boolean, clock: Clock): string | null {
+  mkdirSync(config.dataDir, { recursive: true });
   lockDataDir(config.dataDir).release(); // throws, naming the PID, while a server owns the directory
   const dir = embeddedDir(config);
   if (!hasData(dir)) return null;

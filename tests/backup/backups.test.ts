@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DamagedBackupError, readBackup, type BackupSidecar } from "../../src/backup/format";
 import { loadSnapshot, takeSnapshot, type Snapshot } from "../../src/backup/snapshot";
+import { BackupStore } from "../../src/backup/store";
 import { openDatabase, type Database } from "../../src/db/client";
 import { HOUR } from "../../src/lib/clock";
 import { createTestApp, type TestApp } from "../helpers/app";
@@ -214,6 +215,7 @@ async function createOtherPostgres(): Promise<Database | undefined> {
     const database = await openDatabase({ databaseUrl: target.toString(), dataDir: "/nonexistent" });
     const close = database.close;
     return Object.assign(database, {
+      url: target.toString(),
       async close() {
         await close();
         const cleanup = postgres(url, { max: 1, onnotice: () => {} });
@@ -264,4 +266,25 @@ test.if(databaseKind === "postgres")("on PostgreSQL the server takes no backups 
   expect(taken.body.message).toContain("pg_dump");
   const listed = await owner.as("GET", "/api/v1/admin/backups");
   expect(listed.body, listed.text).toMatchObject({ enabled: false, backups: [] });
+});
+
+test("a backup file is plain SQL that psql restores into an empty PostgreSQL database, which the service then opens as is", async () => {
+  const psql = Bun.which("psql");
+  expect(psql, "psql (PostgreSQL's client) on PATH").toBeTruthy();
+  const store = new BackupStore(t.database, t.clock, { dir: join(dir, "psql"), intervalMs: null, keep: 1 });
+  const backup = await store.backupNow();
+  const target = await createOtherPostgres();
+  expect(target, "a PostgreSQL server").toBeDefined();
+  const url = (target as Database & { url: string }).url;
+  try {
+    const sql = Bun.gunzipSync(readFileSync(join(dir, "psql", backup.file)));
+    const restore = Bun.spawnSync([psql!, "-v", "ON_ERROR_STOP=1", "--single-transaction", "-q", url], { stdin: sql });
+    expect(restore.exitCode, restore.stderr.toString()).toBe(0);
+    await target!.migrate();
+    const read = await takeSnapshot(target!);
+    expect(read.schemaVersion).toBe(backup.schema_version);
+    expect(read.tables.map(({ name, rows, sha256 }) => ({ name, rows, sha256 }))).toEqual(backup.tables.map(({ name, rows, sha256 }) => ({ name, rows, sha256 })));
+  } finally {
+    await target?.close();
+  }
 });
