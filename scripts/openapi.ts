@@ -22,6 +22,7 @@ const { context } = createApp({
     quotaFlushMs: 60_000, queryTimeoutMs: 5000, queryMaxRows: 1000, queryMaxCost: 1_000_000, logLevel: "silent",
     maxBodyBytes: 1024 * 1024, mcpAllowedOrigins: [], corsOrigins: [], limits: DEFAULT_LIMITS,
     backup: { dir: "/nonexistent/backups", intervalMs: null, keep: 7 },
+    poolSizes: { main: 10, query: 4 },
   },
 });
 mkdirSync(dirname(out), { recursive: true });

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BackupSettings } from "./backup/store";
+import type { PoolSizes } from "./db/client";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -26,9 +27,11 @@ export interface Config {
   corsOrigins: string[];
   /** Backups of the embedded database (a PostgreSQL server's are its operator's job). */
   backup: BackupSettings;
+  /** PostgreSQL connections per instance: the service's own, and query_database's. */
+  poolSizes: PoolSizes;
 }
 
-/** CONTRACT §10; tests lower or raise them. */
+/** The REST rate limits; tests lower or raise them. */
 export interface RestLimits {
   authPerIpPerMinute: number;
   authFailuresPerEmail: number;
@@ -54,7 +57,7 @@ function intFrom(env: Env, name: string, fallback: number, min = 0): number {
 }
 
 /**
- * JWT_SECRET (CONTRACT §2): at least 32 bytes; required in production; otherwise generated once
+ * JWT_SECRET: at least 32 bytes; required in production; otherwise generated once
  * and kept in DATA_DIR with mode 0600 so restarts keep sessions.
  */
 export function resolveJwtSecret(env: Env, dataDir: string): string {
@@ -108,6 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
     limits: { ...DEFAULT_LIMITS },
     mcpAllowedOrigins: listFrom(env.MCP_ALLOWED_ORIGINS),
     corsOrigins: listFrom(env.CORS_ORIGINS),
+    poolSizes: { main: intFrom(env, "DATABASE_POOL_SIZE", 10, 1), query: intFrom(env, "QUERY_POOL_SIZE", 4, 1) },
     backup: { dir: resolve(env.BACKUP_DIR || join(dataDir, "backups")), intervalMs: backupIntervalFrom(env.BACKUP_INTERVAL), keep: intFrom(env, "BACKUP_KEEP", 7, 1) },
   };
 }

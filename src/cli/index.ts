@@ -42,7 +42,7 @@ BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6hâ€
 
 async function withDatabase<T>(work: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes });
   try {
     await database.migrate().catch((error) => {
       throw new MigrationFailedError(database.location, error);

@@ -12,7 +12,7 @@ const DRAIN_TIMEOUT_MS = 10_000;
 export async function serve(options: { onListening?: (baseUrl: string) => void } = {}): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes });
   await database.migrate().catch(async (error) => {
     await database.close().catch(() => {});
     throw new MigrationFailedError(database.location, error);

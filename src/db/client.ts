@@ -102,9 +102,17 @@ async function applyMigrations(db: Db, upTo = MIGRATIONS.length): Promise<void> 
 /** Serializes concurrent start-ups of several instances against one PostgreSQL database. */
 const MIGRATION_LOCK_ID = 724_311_001;
 
+/** PostgreSQL connections per instance: the REST API's pool, and query_database's own. */
+export interface PoolSizes {
+  main: number;
+  query: number;
+}
+const DEFAULT_POOL_SIZES: PoolSizes = { main: 10, query: 4 };
+
 export interface OpenDatabaseOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
+  poolSizes?: PoolSizes;
   /** For `memory://`: start from this data-directory dump (a migrated template) instead of initdb. */
   memoryTemplate?: Blob | File;
 }
@@ -136,7 +144,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const client = new PGlite({ ...(await pgliteAssets()), ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
     return openPglite(client, "memory", "in-memory PGlite");
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSizes ?? DEFAULT_POOL_SIZES);
   throw new Error(`DATABASE_URL must be postgres://…, memory:// or unset (got a value of another form)`);
 }
 
@@ -246,7 +254,7 @@ async function listenPostgres(url: string, channel: string, handlers: ListenHand
 /** Pooled connections are replaced after this long, which also bounds what each one has prepared. */
 const CONNECTION_MAX_LIFETIME_SECONDS = 30 * 60;
 
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string, poolSizes: PoolSizes): Promise<Database> {
   const pool = (max: number, applicationName: string) =>
     postgres(url, {
       max,
@@ -255,10 +263,10 @@ async function openPostgres(url: string): Promise<Database> {
       connection: { application_name: applicationName },
       // Values arrive as the drivers' defaults; bigint money columns are mapped by Drizzle.
     });
-  const client = pool(Number(process.env.DATABASE_POOL_SIZE ?? 10), "vet-clinic");
+  const client = pool(poolSizes.main, "vet-clinic");
   // query_database gets connections of its own: an API key's slow statements (up to the
   // statement timeout each) queue among themselves and never hold the REST API's connections.
-  const queryClient = pool(Number(process.env.QUERY_POOL_SIZE ?? 4), "vet-clinic-query");
+  const queryClient = pool(poolSizes.query, "vet-clinic-query");
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     db,

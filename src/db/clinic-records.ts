@@ -7,7 +7,7 @@ import { serialize } from "../lib/time";
 import type { Db, ServiceContext } from "./client";
 import { afterKeyset } from "./keyset";
 
-/** A clinic-owned, soft-deletable table (CONTRACT §6): the columns every record carries. */
+/** A clinic-owned, soft-deletable table: the columns every record carries. */
 export type ClinicTable = PgTable & {
   id: PgColumn;
   clinic_id: PgColumn;

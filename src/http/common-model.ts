@@ -13,7 +13,7 @@ FormatRegistry.Set("date-time", (value) => timestampProblem(value) === null);
  */
 export const StrictInteger = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
 
-/** Money: an integer in the smallest currency unit, never a float or a string (CONTRACT §3). */
+/** Money: an integer in the smallest currency unit, never a float or a string. */
 export const Money = (options: Parameters<typeof Type.Integer>[0] = {}) =>
   Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: "Integer amount in the smallest currency unit", ...options });
 
@@ -34,7 +34,7 @@ export const ErrorEnvelope = t.Object(
     request_id: t.String(),
     retry_after: t.Optional(t.Integer()),
   },
-  { description: "The one error envelope (CONTRACT §4)" },
+  { description: "The one error envelope" },
 );
 
 /** Standard error responses to merge into a route's `response` map. */

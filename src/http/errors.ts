@@ -56,7 +56,7 @@ export function toAppError(code: string | number, error: unknown, where: string)
   return new AppError("INTERNAL_ERROR", "An unexpected error occurred");
 }
 
-/** The one place errors become responses: the envelope of CONTRACT §4, for every error. */
+/** The one place errors become responses: the one envelope, for every error. */
 export const errorHandler = (logger: Logger) =>
   new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, set, path }) => {
     const state = requestState(request);

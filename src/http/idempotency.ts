@@ -59,7 +59,7 @@ async function claim(tx: Db, clock: Clock, clinicId: string, key: string, method
 }
 
 /**
- * Idempotency for financial POSTs (CONTRACT §8), as `idempotently(clinicId, body, run)` in the
+ * Idempotency for financial POSTs, as `idempotently(clinicId, body, run)` in the
  * handler: the same key, method, path and body within 24 h replays the stored 2xx body with 200
  * and `Idempotent-Replayed: true`; only successes are stored, so a failure can be retried.
  * With a key, `run` gets a transaction that also stores the response: the write and its stored

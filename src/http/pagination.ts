@@ -3,7 +3,7 @@ import { AppError } from "../lib/errors";
 import { hmacSha256, safeEqual } from "../lib/crypto";
 import type { KeysetValue } from "../db/keyset";
 
-/** Query fields every list accepts (CONTRACT §7). Offset only where a list allows it. */
+/** Query fields every list accepts. Offset only where a list allows it. */
 export const cursorQueryFields = {
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50, description: "Items per page, 1–200" })),
   cursor: t.Optional(t.String({ maxLength: 512, description: "Opaque cursor from next_cursor" })),

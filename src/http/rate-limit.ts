@@ -23,7 +23,7 @@ function tooMany(code: "TOO_MANY_ATTEMPTS" | "RATE_LIMIT_EXCEEDED", message: str
 }
 
 /**
- * REST limits of CONTRACT §10, in process (each instance counts its own traffic):
+ * REST rate limits, in process (each instance counts its own traffic):
  * login/register per IP, failed logins per email, and every other call per user.
  */
 export class RestRateLimits {

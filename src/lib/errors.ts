@@ -1,5 +1,5 @@
 /**
- * The one error type services throw. Each contract code (CONTRACT §4) has one status and one
+ * The one error type services throw. Each error code has one status and one
  * snake_case `error` name, so a service names only the code and the envelope follows.
  */
 export const ERROR_CODES = {
@@ -93,7 +93,7 @@ export interface ErrorEnvelope {
 export function envelope(err: AppError, requestId: string): ErrorEnvelope {
   const body: ErrorEnvelope = { error: err.error, code: err.code, message: err.message, request_id: requestId };
   if (err.details) body.details = err.details;
-  // The burst refusal carries retry_after at the top level too (CONTRACT §9).
+  // The burst refusal carries retry_after at the top level too (as the MCP limits require).
   if (err.code === "BURST_LIMIT_EXCEEDED" && typeof err.details?.retry_after === "number") {
     body.retry_after = err.details.retry_after;
   }

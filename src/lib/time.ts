@@ -1,6 +1,6 @@
 import { AppError } from "./errors";
 
-/** RFC 3339 in UTC with a `Z`, to the second when there are no milliseconds (CONTRACT §3). */
+/** RFC 3339 in UTC with a `Z`, to the second when there are no milliseconds. */
 export function rfc3339(date: Date): string {
   return date.toISOString().replace(".000Z", "Z");
 }
@@ -25,7 +25,7 @@ export type Serialized<T> = T extends Date
       ? { [K in keyof T]: Serialized<T[K]> }
       : T;
 
-/** Next 00:00 UTC after `now`: quota days are UTC (CONTRACT §3). */
+/** Next 00:00 UTC after `now`: quota days are UTC. */
 export function nextUtcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 }

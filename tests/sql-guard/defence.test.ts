@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { executeGuarded } from "../../src/modules/mcp/sql-guard/execute";
+import { executeGuarded, ExecutorMemory } from "../../src/modules/mcp/sql-guard/execute";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
 import { READABLE_TABLES, VIEW_SCHEMA } from "../../src/modules/mcp/sql-guard/readable-tables";
 import { createTestDatabase, databaseKind, type TestDatabase } from "../helpers/database";
 import { CLINIC_A, CLINIC_B, ROW_COUNTS_SQL, seedTwoClinics } from "./fixtures";
+
+/** What the executor remembers between calls (an app owns one; so does this file). */
+const memory = new ExecutorMemory();
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -14,7 +17,7 @@ afterAll(() => database.destroy());
 
 const limits = { timeoutMs: 2000, maxRows: 1000 };
 /** Straight to the executor: no guard in the way. */
-const direct = (sql: string, clinic = CLINIC_A) => executeGuarded(database, clinic, sql, sql.includes("$1"), limits);
+const direct = (sql: string, clinic = CLINIC_A) => executeGuarded(database, memory, clinic, sql, sql.includes("$1"), limits);
 
 describe("defence in depth: the executor alone, handed malicious SQL", () => {
   const cannotWrite = [
@@ -41,7 +44,7 @@ describe("defence in depth: the executor alone, handed malicious SQL", () => {
     "SELECT 1) x; RESET ROLE; SELECT * FROM (SELECT 1",
   ])("cannot smuggle a second statement without parameters: %s", async (sql) => {
     const [before] = await database.query<{ n: number }>(ROW_COUNTS_SQL);
-    await expect(executeGuarded(database, CLINIC_A, sql, false, limits)).rejects.toMatchObject({ code: "QUERY_FAILED" });
+    await expect(executeGuarded(database, memory, CLINIC_A, sql, false, limits)).rejects.toMatchObject({ code: "QUERY_FAILED" });
     const [after] = await database.query<{ n: number }>(ROW_COUNTS_SQL);
     expect(after!.n).toBe(before!.n);
     expect(await database.query("SELECT to_regclass('public.pwned') AS t")).toEqual([{ t: null }]);
@@ -102,7 +105,7 @@ describe("two clinics with overlapping data", () => {
   test.each(probes)("clinic A never sees clinic B's rows: %s", async (sql) => {
     const guarded = guardSql(sql);
     if (!guarded.ok) throw new Error(guarded.message);
-    const result = await executeGuarded(database, CLINIC_A, guarded.sql, guarded.bindsClinic, limits);
+    const result = await executeGuarded(database, memory, CLINIC_A, guarded.sql, guarded.bindsClinic, limits);
     expect(JSON.stringify(result.rows)).not.toContain("01900002-");
     expect(JSON.stringify(result.rows)).not.toContain("Only In B");
   });
@@ -129,14 +132,14 @@ describe.skipIf(databaseKind !== "pglite")("embedded database: the timeout appli
 
   test("a run past the timeout is QUERY_TIMEOUT (rows discarded), and the same statement is then refused before it runs", async () => {
     const limits = { timeoutMs: 50, maxRows: 10, maxCost: 1e9 };
-    const overrun = await executeGuarded(database, CLINIC_A, sql, false, { ...limits, now: slowClock(100) }).catch((error) => error);
+    const overrun = await executeGuarded(database, memory, CLINIC_A, sql, false, { ...limits, now: slowClock(100) }).catch((error) => error);
     expect(overrun).toMatchObject({ code: "QUERY_TIMEOUT", details: { timeout_ms: 50 } });
     expect(overrun.details.elapsed_ms).toBeGreaterThan(50);
-    const again = await executeGuarded(database, CLINIC_A, sql, false, { ...limits, now: slowClock(1) }).catch((error) => error);
+    const again = await executeGuarded(database, memory, CLINIC_A, sql, false, { ...limits, now: slowClock(1) }).catch((error) => error);
     expect(again).toMatchObject({ code: "QUERY_TIMEOUT", details: { timeout_ms: 50 } });
     expect(again.details.previous_run_ms).toBeGreaterThan(50);
     // Another clinic's identical statement is its own, and a quick run answers as usual.
-    const other = await executeGuarded(database, CLINIC_B, sql, false, { ...limits, now: slowClock(1) });
+    const other = await executeGuarded(database, memory, CLINIC_B, sql, false, { ...limits, now: slowClock(1) });
     expect(other.rows).toEqual([{ n: 3 }]);
   });
 });

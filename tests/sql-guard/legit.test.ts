@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { executeGuarded } from "../../src/modules/mcp/sql-guard/execute";
+import { executeGuarded, ExecutorMemory } from "../../src/modules/mcp/sql-guard/execute";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
 import { createTestDatabase, type TestDatabase } from "../helpers/database";
 import { CLINIC_A, CLINIC_B, seedTwoClinics } from "./fixtures";
 import { ANALYST_QUERIES } from "./analyst-queries";
 import { LEGIT_QUERIES } from "./legit-queries";
+
+/** What the executor remembers between calls (an app owns one; so does this file). */
+const memory = new ExecutorMemory();
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -20,7 +23,7 @@ describe("legitimate analytical queries pass the guard and return clinic A's row
   test.each(LEGIT_QUERIES)("%s", async (sql, rows) => {
     const guarded = guardSql(sql);
     if (!guarded.ok) throw new Error(`${sql} was refused: ${guarded.reason} ${guarded.message}`);
-    const result = await executeGuarded(database, CLINIC_A, guarded.sql, guarded.bindsClinic, limits);
+    const result = await executeGuarded(database, memory, CLINIC_A, guarded.sql, guarded.bindsClinic, limits);
     expect(result.rows, `${sql}\n→ ${guarded.sql}`).toEqual(rows);
     expect(result.row_count).toBe(rows.length);
     expect(result.truncated).toBe(false);
@@ -32,7 +35,7 @@ describe("statements in the styles analysts write (typed literals, WITHIN GROUP,
   test.each(ANALYST_QUERIES)("%s", async (sql, rows) => {
     const guarded = guardSql(sql);
     if (!guarded.ok) throw new Error(`${sql} was refused: ${guarded.reason} ${guarded.message}`);
-    const result = await executeGuarded(database, CLINIC_A, guarded.sql, guarded.bindsClinic, limits);
+    const result = await executeGuarded(database, memory, CLINIC_A, guarded.sql, guarded.bindsClinic, limits);
     expect(result.rows, `${sql}\n→ ${guarded.sql}`).toEqual(rows);
   });
 });
@@ -40,14 +43,14 @@ describe("statements in the styles analysts write (typed literals, WITHIN GROUP,
 test("clinic B sees its own (overlapping) data through the same queries", async () => {
   const guarded = guardSql("SELECT name FROM tutors ORDER BY name");
   if (!guarded.ok) throw new Error(guarded.message);
-  const result = await executeGuarded(database, CLINIC_B, guarded.sql, guarded.bindsClinic, limits);
+  const result = await executeGuarded(database, memory, CLINIC_B, guarded.sql, guarded.bindsClinic, limits);
   expect(result.rows.map((r) => r.name)).toEqual(["Ana Pérez", "Luis Soto", "Only In B"]);
 });
 
 test("results are cut at maxRows + 1 with truncated: true; columns carry their types", async () => {
   const guarded = guardSql("SELECT p.name, p.weight_grams, p.birth_date, v.scheduled_at, i.total_amount FROM patients p, visits v, invoices i");
   if (!guarded.ok) throw new Error(guarded.message);
-  const result = await executeGuarded(database, CLINIC_A, guarded.sql, guarded.bindsClinic, { timeoutMs: 5000, maxRows: 5 });
+  const result = await executeGuarded(database, memory, CLINIC_A, guarded.sql, guarded.bindsClinic, { timeoutMs: 5000, maxRows: 5 });
   expect(result.row_count).toBe(5);
   expect(result.truncated).toBe(true);
   expect(result.columns).toEqual([

@@ -145,7 +145,7 @@ export const folioCounters = pgTable(
   (t) => [primaryKey({ columns: [t.clinic_id, t.doc_type] })],
 );
 
-/** Stored responses of financial POSTs (CONTRACT §8), keyed per clinic. */
+/** Stored responses of financial POSTs, keyed per clinic. */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {

@@ -10,7 +10,7 @@ export const timestampColumn = (name: string) =>
 /** Money is an integer in the smallest currency unit; `bigint` read back as a JS number. */
 export const moneyColumn = (name: string) => bigint(name, { mode: "number" });
 
-/** Columns every clinic-owned record carries (CONTRACT §6). Ids are UUIDv7, made by the app. */
+/** Columns every clinic-owned record carries. Ids are UUIDv7, made by the app. */
 export const recordColumns = () => ({
   id: uuid("id").primaryKey(),
   clinic_id: uuid("clinic_id").notNull(),

@@ -4,7 +4,7 @@ import { invoicesController } from "./invoices.controller";
 import { paymentsController, refundsController } from "./payments.controller";
 import { siiController } from "./sii.controller";
 
-/** Billing (CONTRACT §6, §8): invoices, payments, refunds and SII tax documents; money in integers. */
+/** Billing: invoices, payments, refunds and SII tax documents; money in integers. */
 export const billingModule = (context: AppContext) =>
   new Elysia({ prefix: "/billing" })
     .use(invoicesController(context))

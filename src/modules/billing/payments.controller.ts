@@ -32,7 +32,7 @@ export const paymentsController = ({ auth, idempotency, services, paginator }: A
       response: { 200: PaymentModel, ...errorResponses(401, 404, 422) },
     });
 
-/** Refunds are the owner's (CONTRACT §5). */
+/** Refunds are the owner's. */
 export const refundsController = ({ auth, idempotency, services, paginator }: AppContext) =>
   new Elysia({ prefix: "/refunds", tags: ["billing"] as never })
     .use(auth)

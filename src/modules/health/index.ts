@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 
-/** Liveness and readiness (CONTRACT §1): `/ready` is false while draining or when the database is unreachable. */
+/** Liveness and readiness: `/ready` is false while draining or when the database is unreachable. */
 const UsageQueue = t.Object({
   pending: t.Integer({ description: "Usage rows waiting for the next flush" }),
   dropped: t.Integer({ description: "Usage rows lost since start (refused by the database, or past the queue bound)" }),

@@ -93,7 +93,7 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
       throw new AppError("INSUFFICIENT_SCOPE", `The tool ${tool.name} needs the scope ${tool.scope}`, { required_scope: tool.scope });
     }
     validateInput(tool, request.input);
-    const run = await tool.run({ database: runtime.deps.database, clock: runtime.deps.clock, config: runtime.deps.config, key }, request.input);
+    const run = await tool.run({ database: runtime.deps.database, clock: runtime.deps.clock, config: runtime.deps.config, sql: runtime.sql, key }, request.input);
     log(200, "ok", { rowsReturned: run.rowsReturned });
     return { ok: true, status: 200, headers, result: run.result, key };
   } catch (thrown) {

@@ -7,11 +7,14 @@ import type { Clock } from "../../lib/clock";
 import { readableMessage } from "../../http/errors";
 import { AppError, type FieldError } from "../../lib/errors";
 import type { KeyPrincipal } from "./api-keys";
+import type { SqlEngine } from "./sql-guard/engine";
 
 export interface ToolContext {
   database: Database;
   clock: Clock;
   config: Config;
+  /** The app's guard and executor (their caches are the app's). */
+  sql: SqlEngine;
   key: KeyPrincipal;
 }
 

@@ -9,6 +9,7 @@ import { ApiKeyDirectory } from "./api-keys";
 import { QuotaBook } from "./quotas";
 import type { KeyPrincipal } from "./api-keys";
 import { ReportCatalog } from "./report-catalog";
+import { SqlEngine } from "./sql-guard/engine";
 import { ToolRegistry, type RegisteredTool, type ToolDefinition } from "./registry";
 import { UsageLog } from "./usage-log";
 
@@ -32,6 +33,7 @@ export class McpRuntime {
   readonly usage: UsageLog;
   readonly registry: ToolRegistry;
   readonly reports: ReportCatalog;
+  readonly sql: SqlEngine;
   readonly ready: Promise<void>;
   private readonly usedSinceFlush = new Map<string, Date>();
   private readonly lastUsedWritten = new Map<string, number>();
@@ -44,6 +46,7 @@ export class McpRuntime {
     this.usage = new UsageLog((reason) => deps.logger.warn("usage rows dropped", { reason, dropped_total: this.usage.dropped }));
     this.registry = new ToolRegistry(deps.tools);
     this.reports = new ReportCatalog(deps.database);
+    this.sql = new SqlEngine(deps.database, deps.config);
     // Without the listener the key cache stays off (every call reads the key), so `ready` never fails.
     this.ready = this.keys.start().catch((error) => deps.logger.error("api key listener failed; key cache disabled", loggableError(error)));
     this.timer = setInterval(() => {

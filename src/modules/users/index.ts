@@ -8,7 +8,7 @@ import * as usersService from "./service";
 
 const USER_LIST = { list: "users", sort: ["created_at:date", "id:text"] } as const;
 
-/** Staff management: the clinic owner's alone (CONTRACT §5). */
+/** Staff management: the clinic owner's alone. */
 export const usersModule = ({ auth, services, paginator }: AppContext) =>
   new Elysia({ prefix: "/users", tags: ["users"] as never })
     .use(auth)

@@ -13,7 +13,7 @@ type VisitRow = typeof visits.$inferSelect;
 
 export const visitView = (row: VisitRow) => recordView(row);
 
-/** CONTRACT §6: scheduled → in_progress → completed; scheduled → cancelled | no_show. */
+/** The visit life cycle: scheduled → in_progress → completed; scheduled → cancelled | no_show. */
 export const VISIT_TRANSITIONS: Record<VisitStatus, readonly VisitStatus[]> = {
   scheduled: ["in_progress", "cancelled", "no_show"],
   in_progress: ["completed"],

@@ -5,7 +5,7 @@ import { pgErrorCode } from "../../../db/client";
 import { AppError } from "../../../lib/errors";
 import { rfc3339 } from "../../../lib/time";
 import { LruMap } from "../../../lib/lru";
-import { refuseAfterOverrun, refuseBeforeRunning } from "./embedded-limits";
+import { EmbeddedMemory, refuseAfterOverrun, refuseBeforeRunning } from "./embedded-limits";
 import { READER_ROLE } from "./readable-tables";
 
 export interface QueryLimits {
@@ -98,12 +98,19 @@ export async function planGuarded(database: Database, clinicId: string, sql: str
   }
 }
 
-/**
- * Statements run recently (by hash), so that only a repeated one (a dashboard, an agent's
- * routine question) is kept prepared, not every one-off an agent explores with.
- */
-const recentStatements = new LruMap<number | bigint, true>(1000);
-const seenBefore = (text: string): boolean => recentStatements.touch(Bun.hash(text), true);
+/** What the executor remembers between calls, owned by the app that runs them. */
+export class ExecutorMemory {
+  /**
+   * Statements run recently (by hash), so that only a repeated one (a dashboard, an agent's
+   * routine question) is kept prepared, not every one-off an agent explores with.
+   */
+  private readonly recentStatements = new LruMap<number | bigint, true>(1000);
+  readonly embedded = new EmbeddedMemory();
+
+  seenBefore(text: string): boolean {
+    return this.recentStatements.touch(Bun.hash(text), true);
+  }
+}
 
 /**
  * Runs an already-guarded statement as the clinic, in depth: a READ ONLY transaction, a
@@ -112,7 +119,15 @@ const seenBefore = (text: string): boolean => recentStatements.touch(Bun.hash(te
  * `values` are a saved report's arguments, bound after the clinic id (as text; the statement
  * casts each to its declared type).
  */
-export async function executeGuarded(database: Database, clinicId: string, sql: string, bindsClinic: boolean, limits: QueryLimits, values: (string | null)[] = []): Promise<QueryResult> {
+export async function executeGuarded(
+  database: Database,
+  memory: ExecutorMemory,
+  clinicId: string,
+  sql: string,
+  bindsClinic: boolean,
+  limits: QueryLimits,
+  values: (string | null)[] = [],
+): Promise<QueryResult> {
   if (!/^[0-9a-f-]{36}$/i.test(clinicId)) throw new AppError("INTERNAL_ERROR", "Invalid clinic id");
   const now = limits.now ?? (() => performance.now());
   const started = now();
@@ -120,13 +135,13 @@ export async function executeGuarded(database: Database, clinicId: string, sql: 
   // The gate on current_user is a one-time filter: if the role switch did not happen, the
   // statement reads nothing instead of running as the service's own user.
   const text = `SELECT * FROM (${sql}\n) AS query_result WHERE current_user = '${READER_ROLE}' LIMIT ${Math.floor(limits.maxRows) + 1}`;
-  const statement: RawStatement = { text, params: bindsClinic ? [clinicId, ...values] : values, prepare: seenBefore(text) };
+  const statement: RawStatement = { text, params: bindsClinic ? [clinicId, ...values] : values, prepare: memory.seenBefore(text) };
   try {
     const query = { clinicId, settings, statement };
     const embedded = limits.maxCost === undefined ? undefined : { timeoutMs: limits.timeoutMs, maxCost: limits.maxCost, now };
-    if (embedded) await refuseBeforeRunning(database, query, embedded);
+    if (embedded) await refuseBeforeRunning(database, memory.embedded, query, embedded);
     const [, result] = await database.readOnlyBatch([settings, statement]);
-    if (embedded) refuseAfterOverrun(database, query, now() - started, embedded);
+    if (embedded) refuseAfterOverrun(memory.embedded, query, now() - started, embedded);
     const seen = new Map<string, number>();
     const columns = result!.fields.map((field) => {
       const count = (seen.get(field.name) ?? 0) + 1;

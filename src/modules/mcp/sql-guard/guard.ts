@@ -308,25 +308,28 @@ class Checker {
 
 /**
  * The guard is a pure function of the text, and dashboards and agents repeat their queries,
- * so recent verdicts are kept (parsing is most of the cost: about 0.4 ms a statement).
+ * so recent verdicts are kept (parsing is most of the cost: about 0.4 ms a statement). Each app
+ * owns its cache (through its MCP runtime).
  */
-const verdicts = new LruMap<string, GuardResult>(1000);
+export class GuardVerdicts {
+  private readonly verdicts = new LruMap<string, GuardResult>(1000);
+
+  /** guardSql, answered from the cache for a statement (and parameter types) seen lately. */
+  check(sql: string, parameterTypes?: ParameterTypes): GuardResult {
+    const cacheKey = parameterTypes ? `${JSON.stringify([...parameterTypes])}\0${sql}` : sql;
+    const known = this.verdicts.get(cacheKey);
+    if (known) return known;
+    const verdict = guardSql(sql, parameterTypes);
+    if (sql.length <= MAX_SQL_LENGTH) this.verdicts.set(cacheKey, verdict);
+    return verdict;
+  }
+}
 
 /**
  * Checks one statement against the rules and rewrites every readable table into that clinic's
  * rows. Returns the SQL to run (clinic id as `$1`) or a refusal with its reason.
  */
 export function guardSql(sql: string, parameterTypes?: ParameterTypes): GuardResult {
-  const cacheKey = parameterTypes ? `${JSON.stringify([...parameterTypes])}\0${sql}` : sql;
-  const known = verdicts.get(cacheKey);
-  if (known) return known;
-  const verdict = checkAndRewrite(sql, parameterTypes);
-  if (sql.length <= MAX_SQL_LENGTH) verdicts.set(cacheKey, verdict);
-  return verdict;
-}
-
-/** The guard without its cache (benchmarks measure both). */
-export function checkAndRewrite(sql: string, parameterTypes?: ParameterTypes): GuardResult {
   try {
     if (sql.length > MAX_SQL_LENGTH) throw new Refusal("PARSE_ERROR", `The statement is longer than ${MAX_SQL_LENGTH} characters`);
     if (nestingDepth(sql) > MAX_NESTING) throw new Refusal("PARSE_ERROR", `The statement nests deeper than ${MAX_NESTING} levels`);

@@ -1,7 +1,7 @@
 /**
  * What `query_database` may read: one definition used by the guard (names it accepts and
  * rewrites), by `describe_schema`, and checked against the mcp_read views of the migration
- * (tests/sql-guard/schema.test.ts), so the three never disagree.
+ * (tests/sql-guard/defence.test.ts), so the three never disagree.
  */
 export interface ReadableColumn {
   name: string;

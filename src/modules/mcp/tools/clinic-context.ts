@@ -20,7 +20,7 @@ const ClinicContext = t.Object({
 
 export type ClinicContextResult = typeof ClinicContext.static;
 
-/** One round trip computes every figure; "today" is the clinic's calendar day (CONTRACT §3). */
+/** One round trip computes every figure; "today" is the clinic's calendar day. */
 const FIGURES_SQL = `
 select
   (select coalesce(sum(amount), 0) from payments where clinic_id = $1 and deleted_at is null and paid_at >= $2 and paid_at < $3)

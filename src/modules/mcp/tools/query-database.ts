@@ -1,7 +1,6 @@
 import { t } from "elysia";
 import { AppError } from "../../../lib/errors";
-import { executeGuarded, limitsFor } from "../sql-guard/execute";
-import { guardSql, MAX_SQL_LENGTH } from "../sql-guard/guard";
+import { MAX_SQL_LENGTH } from "../sql-guard/guard";
 import type { ToolDefinition } from "../registry";
 
 export const QueryResultSchema = t.Object({
@@ -31,10 +30,10 @@ export const queryDatabaseTool = (): ToolDefinition => ({
   inputSchema: t.Object({ sql: t.String({ minLength: 1, maxLength: MAX_SQL_LENGTH }) }, { additionalProperties: false }),
   outputSchema: QueryResultSchema,
   logText: (input) => (typeof (input as { sql?: unknown })?.sql === "string" ? (input as { sql: string }).sql : null),
-  async run({ database, config, key }, input: { sql: string }) {
-    const guarded = guardSql(input.sql);
+  async run({ sql, key }, input: { sql: string }) {
+    const guarded = sql.guard(input.sql);
     if (!guarded.ok) throw new AppError("SQL_GUARD_BLOCKED", guarded.message, { reason: guarded.reason });
-    const result = await executeGuarded(database, key.clinicId, guarded.sql, guarded.bindsClinic, limitsFor(database, config));
+    const result = await sql.run(key.clinicId, guarded);
     return { result: result as unknown as Record<string, unknown>, rowsReturned: result.row_count };
   },
 });

@@ -3,7 +3,7 @@ import { t, type TSchema } from "elysia";
 import type { ReportParameter, mcpReports } from "../../../db/schema";
 import { AppError } from "../../../lib/errors";
 import { timestampProblem } from "../../../lib/time";
-import { executeGuarded, limitsFor } from "../sql-guard/execute";
+import type { SqlEngine } from "../sql-guard/engine";
 import { guardSql, type GuardResult } from "../sql-guard/guard";
 import type { ToolDefinition } from "../registry";
 import { QueryResultSchema } from "./query-database";
@@ -40,8 +40,9 @@ export function sqlTypeOf(parameter: ReportParameter): string {
 
 export const parameterTypes = (parameters: ReportParameter[]) => new Map(parameters.map((p) => [p.name, sqlTypeOf(p)]));
 
-/** Runs the report's SQL through the guard with its placeholders typed (cached like any statement). */
-export const guardReport = (report: Pick<ReportRow, "sql" | "parameters">): GuardResult => guardSql(report.sql, parameterTypes(report.parameters));
+/** Runs the report's SQL through the guard with its placeholders typed (through an app's cache when given). */
+export const guardReport = (report: Pick<ReportRow, "sql" | "parameters">, engine?: SqlEngine): GuardResult =>
+  engine ? engine.guard(report.sql, parameterTypes(report.parameters)) : guardSql(report.sql, parameterTypes(report.parameters));
 
 /** The JSON Schema of one argument, from its declaration: what clients see and what a call is checked against. */
 export function parameterSchema(parameter: ReportParameter): TSchema {
@@ -102,12 +103,12 @@ export function reportTool(report: ReportRow): ToolDefinition {
     inputSchema: reportInputSchema(report.parameters),
     outputSchema: QueryResultSchema,
     logText: (input) => callText(report, input),
-    async run({ database, config, key }, input: Record<string, unknown>) {
-      const guarded = guardReport(report);
+    async run({ sql, key }, input: Record<string, unknown>) {
+      const guarded = guardReport(report, sql);
       if (!guarded.ok) throw new AppError("SQL_GUARD_BLOCKED", `The saved report no longer passes the guard: ${guarded.message}`, { reason: guarded.reason });
       const byName = new Map(report.parameters.map((p) => [p.name, p]));
       const values = (guarded.parameters ?? []).map((name) => boundValue(byName.get(name)!, input[name]));
-      const result = await executeGuarded(database, key.clinicId, guarded.sql, guarded.bindsClinic, limitsFor(database, config), values);
+      const result = await sql.run(key.clinicId, guarded, values);
       return { result: result as unknown as Record<string, unknown>, rowsReturned: result.row_count };
     },
   };
