@@ -63,13 +63,12 @@ export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
     )
     .post(
       "/tools/:tool/invoke",
-      async ({ params, body, request, set }) => {
+      async ({ params, body, request, set, status }) => {
         const requestId = requestState(request).id;
         const outcome = await invokeTool(mcp, { authorization: request.headers.get("authorization"), tool: params.tool, input: body, requestId });
         requestState(request).clinicId = outcome.key.clinicId;
-        if (!outcome.ok) throw new AppError(outcome.error.code, outcome.error.message, outcome.error.details, { ...outcome.headers, ...outcome.error.headers });
         Object.assign(set.headers, outcome.headers);
-        return outcome.result;
+        return status(outcome.status as 200, outcome.body);
       },
       {
         params: t.Object({ tool: t.String({ maxLength: 100 }) }),

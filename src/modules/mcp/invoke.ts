@@ -1,6 +1,6 @@
 import { isConnectionError, loggableError } from "../../lib/error-log";
 import type { UsageOutcome } from "../../db/schema";
-import { AppError } from "../../lib/errors";
+import { AppError, envelope } from "../../lib/errors";
 import { rfc3339 } from "../../lib/time";
 import type { KeyPrincipal } from "./api-keys";
 import type { QuotaDecision } from "./quotas";
@@ -14,9 +14,17 @@ export interface InvokeRequest {
   requestId: string;
 }
 
-export type InvokeOutcome =
-  | { ok: true; status: 200; headers: Record<string, string>; result: Record<string, unknown>; key: KeyPrincipal }
-  | { ok: false; status: number; headers: Record<string, string>; error: AppError; key: KeyPrincipal };
+/**
+ * One answer for every surface: `/invoke` sends it as it is, `POST /mcp` wraps it in a tool
+ * result (`isError` when not ok). An error's body is the envelope, its headers included.
+ */
+export interface InvokeOutcome {
+  ok: boolean;
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  key: KeyPrincipal;
+}
 
 export function quotaHeaders(decision: { limit: number; remaining: number; resetAt: Date }): Record<string, string> {
   return {
@@ -80,10 +88,17 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
       at: runtime.deps.clock.now(),
     });
 
+  const failed = (error: AppError): InvokeOutcome => ({
+    ok: false,
+    status: error.status,
+    headers: { ...headers, ...error.headers },
+    body: envelope(error, request.requestId) as unknown as Record<string, unknown>,
+    key,
+  });
   if (!decision.admitted) {
     const error = refusal(decision, runtime.deps.clock.now());
     log(429, "rate_limited", { reason: error.code });
-    return { ok: false, status: 429, headers: { ...headers, ...error.headers }, error, key };
+    return failed(error);
   }
   try {
     const tool = await runtime.findTool(key, request.tool);
@@ -95,7 +110,7 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
     validateInput(tool, request.input);
     const run = await tool.run({ database: runtime.deps.database, clock: runtime.deps.clock, config: runtime.deps.config, sql: runtime.sql, key }, request.input);
     log(200, "ok", { rowsReturned: run.rowsReturned });
-    return { ok: true, status: 200, headers, result: run.result, key };
+    return { ok: true, status: 200, headers, body: run.result, key };
   } catch (thrown) {
     const unavailable = !(thrown instanceof AppError) && isConnectionError(thrown);
     const error = thrown instanceof AppError ? thrown : unavailable ? AppError.unavailable() : new AppError("INTERNAL_ERROR", "The tool failed unexpectedly");
@@ -104,6 +119,6 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
     }
     const reason = typeof error.details?.reason === "string" ? error.details.reason : error.code;
     log(error.status, outcomeOf(error), { reason });
-    return { ok: false, status: error.status, headers, error, key };
+    return failed(error);
   }
 }

@@ -2,7 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { plainJsonSchema } from "../../http/json-schema";
-import { AppError, envelope } from "../../lib/errors";
+import { AppError } from "../../lib/errors";
 import { invokeTool } from "./invoke";
 import type { McpRuntime } from "./runtime";
 import pkg from "../../../package.json";
@@ -46,11 +46,9 @@ export async function handleMcpRequest(runtime: McpRuntime, request: Request, pa
   }));
   server.setRequestHandler(CallToolRequestSchema, async (call) => {
     const outcome = await invokeTool(runtime, { authorization, tool: call.params.name, input: call.params.arguments ?? {}, requestId });
-    if (outcome.ok) {
-      return { content: [{ type: "text" as const, text: JSON.stringify(outcome.result) }], structuredContent: outcome.result };
-    }
+    const text = JSON.stringify(outcome.body);
     // No structuredContent on errors: clients validate it against the output schema.
-    return { isError: true, content: [{ type: "text" as const, text: JSON.stringify(envelope(outcome.error, requestId)) }] };
+    return outcome.ok ? { content: [{ type: "text" as const, text }], structuredContent: outcome.body } : { isError: true, content: [{ type: "text" as const, text }] };
   });
 
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
