@@ -1,9 +1,9 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { alerts, apiKeys, clinics, folioCounters, refreshTokens, invoiceItems, invoices, patients, payments, refunds, taxDocuments, tutors, users, visits } from "../db/schema";
+import { alerts, clinics, folioCounters, refreshTokens, invoiceItems, invoices, patients, payments, refunds, taxDocuments, tutors, users, visits } from "../db/schema";
 import { DAY, HOUR, MINUTE, type Clock } from "../lib/clock";
 import { newId, randomAlphanumeric } from "../lib/crypto";
-import { generateApiKey } from "../modules/mcp/api-keys";
+import { createKey } from "../modules/mcp-keys/service";
 import { hashPassword, register } from "../modules/auth/service";
 import { createReport } from "../modules/mcp-reports/service";
 import { reportTemplates } from "../modules/mcp-reports/templates";
@@ -118,16 +118,17 @@ async function demoCounts(database: Database, clinicId: string): Promise<Record<
 async function reuseDemo(database: Database, clock: Clock, clinicId: string): Promise<DemoResult> {
   const now = clock.now();
   const logins: DemoLogin[] = [];
+  let ownerId: string | null = null;
   for (const person of DEMO_PEOPLE) {
     const password = demoPassword();
     const [user] = await database.db.update(users).set({ password_hash: await hashPassword(password), updated_at: now }).where(and(eq(users.email, person.email), isNull(users.deleted_at))).returning({ id: users.id });
     if (!user) continue;
+    ownerId ??= user.id;
     await database.db.update(refreshTokens).set({ revoked_at: now }).where(and(eq(refreshTokens.user_id, user.id), isNull(refreshTokens.revoked_at)));
     logins.push({ role: person.role, name: person.name, email: person.email, password });
   }
-  const key = generateApiKey();
-  await database.db.insert(apiKeys).values({ clinic_id: clinicId, created_at: now, updated_at: now, id: newId(), name: `Demo assistant ${now.toISOString().slice(0, 16)}`, key_hash: key.hash, key_prefix: key.prefix, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
-  return { clinic_id: clinicId, action: "reused", owner: { email: logins[0]!.email, password: logins[0]!.password }, logins, mcp_key: key.value, counts: await demoCounts(database, clinicId) };
+  const key = await createKey({ db: database.db, clock }, clinicId, ownerId, { name: `Demo assistant ${now.toISOString().slice(0, 16)}`, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
+  return { clinic_id: clinicId, action: "reused", owner: { email: logins[0]!.email, password: logins[0]!.password }, logins, mcp_key: key.api_key, counts: await demoCounts(database, clinicId) };
 }
 
 export interface SeedOptions {
@@ -288,8 +289,7 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
     })),
   );
 
-  const key = generateApiKey();
-  await db.insert(apiKeys).values({ ...stamp(), id: newId(), name: "Demo assistant", key_hash: key.hash, key_prefix: key.prefix, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000, created_by: session.user.id });
+  const key = await createKey({ db, clock }, clinicId, session.user.id, { name: "Demo assistant", scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
 
   // The starter reports, saved as an owner would (through the guard), so an assistant has them at once.
   const reportContext = { db, clock, database, queryLimits: { timeoutMs: 5_000, maxRows: 1_000 } };
@@ -302,7 +302,7 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
     action: existing ? "replaced" : "created",
     owner: { email, password },
     logins,
-    mcp_key: key.value,
+    mcp_key: key.api_key,
     counts: { tutors: tutorRows.length, patients: patientRows.length, visits: visitRows.length + largeVisits, invoices: invoiceRows.length, payments: paymentRows.length, refunds: refundRows.length, tax_documents: documentRows.length },
   };
 }

@@ -9,8 +9,9 @@ const KEY_LIST = { list: "api_keys", sort: ["created_at:date", "id:text"] } as c
 const USAGE_LIST = { list: "mcp_usage", sort: ["created_at:date", "id:text"] } as const;
 
 /** API keys and their usage: the clinic owner's alone (interface spec, Authentication rule 4). */
-export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
-  new Elysia({ prefix: "/mcp", tags: ["mcp keys"] as never })
+export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) => {
+  const keyServices: keys.KeyServiceContext = { ...services, directory: mcp.keys };
+  return new Elysia({ prefix: "/mcp", tags: ["mcp keys"] as never })
     .use(auth)
     .guard({ auth: ["owner"] as const })
     .post("/keys", async ({ actor, body, status }) => status(201, await keys.createKey(services, actor.clinicId, actor.userId, body)), {
@@ -33,18 +34,13 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
     })
     .post(
       "/keys/:id/rotate",
-      async ({ actor, params }) => {
-        const rotated = await keys.rotateKey(services, actor.clinicId, params.id);
-        await mcp.keys.keyChanged(params.id);
-        return rotated;
-      },
+      ({ actor, params }) => keys.rotateKey(keyServices, actor.clinicId, params.id),
       { params: IdParams, response: { 200: ApiKeyWithSecretModel, ...errorResponses(401, 403, 404, 409, 422) }, detail: { summary: "New value; the old one fails at once" } },
     )
     .delete(
       "/keys/:id",
       async ({ actor, params, status }) => {
-        await keys.revokeKey(services, actor.clinicId, params.id);
-        await mcp.keys.keyChanged(params.id);
+        await keys.revokeKey(keyServices, actor.clinicId, params.id);
         return status(204, undefined);
       },
       { params: IdParams, response: { 204: t.Void(), ...errorResponses(401, 403, 404, 422) }, detail: { summary: "Revoke; the key then gets 401 API_KEY_REVOKED" } },
@@ -68,3 +64,4 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
       },
       { query: SummaryQuery, response: { 200: t.Composite([SummaryModel, t.Object({ generated_at: t.String() })]), ...errorResponses(401, 403, 422) }, detail: { summary: "Calls per key and tool on a UTC day" } },
     );
+};

@@ -7,10 +7,15 @@ import type { PageRequest } from "../../http/pagination";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { dayRange, rfc3339, serialize, utcDay } from "../../lib/time";
-import { burstFor, generateApiKey } from "../mcp/api-keys";
+import { burstFor, generateApiKey, type ApiKeyDirectory } from "./directory";
 import type { CreateKeyInput, UsageFilters } from "./model";
 
 type KeyRow = typeof apiKeys.$inferSelect;
+
+/** Key changes reach the directory (its cache, and every instance's) through the service, whoever calls it. */
+export interface KeyServiceContext extends ServiceContext {
+  directory: Pick<ApiKeyDirectory, "keyChanged">;
+}
 
 async function clinicBurst(ctx: ServiceContext, clinicId: string): Promise<number> {
   const [clinic] = await ctx.db.select({ plan: clinics.plan, burst: clinics.burst_per_minute }).from(clinics).where(eq(clinics.id, clinicId));
@@ -38,7 +43,7 @@ async function findKey(ctx: ServiceContext, clinicId: string, id: string): Promi
   return row;
 }
 
-export async function createKey(ctx: ServiceContext, clinicId: string, userId: string, input: CreateKeyInput) {
+export async function createKey(ctx: ServiceContext, clinicId: string, userId: string | null, input: CreateKeyInput) {
   const now = ctx.clock.now();
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt <= now) throw AppError.validation([{ path: "body.expires_at", message: "Must be in the future" }]);
@@ -72,7 +77,7 @@ export async function getKey(ctx: ServiceContext, clinicId: string, id: string) 
 }
 
 /** A new value for the same record: the old value stops working at once; quota counters stay. */
-export async function rotateKey(ctx: ServiceContext, clinicId: string, id: string) {
+export async function rotateKey(ctx: KeyServiceContext, clinicId: string, id: string) {
   const current = await findKey(ctx, clinicId, id);
   if (current.revoked_at) throw new AppError("INVALID_STATE_TRANSITION", "A revoked key cannot be rotated");
   const secret = generateApiKey();
@@ -81,15 +86,17 @@ export async function rotateKey(ctx: ServiceContext, clinicId: string, id: strin
     .set({ key_hash: secret.hash, key_prefix: secret.prefix, updated_at: ctx.clock.now() })
     .where(and(eq(apiKeys.clinic_id, clinicId), eq(apiKeys.id, id)))
     .returning();
+  await ctx.directory.keyChanged(id);
   return { ...keyView(row!, await clinicBurst(ctx, clinicId)), api_key: secret.value };
 }
 
 /** Revoking twice is harmless: the first revocation time is kept. */
-export async function revokeKey(ctx: ServiceContext, clinicId: string, id: string): Promise<void> {
+export async function revokeKey(ctx: KeyServiceContext, clinicId: string, id: string): Promise<void> {
   const current = await findKey(ctx, clinicId, id);
   if (current.revoked_at) return;
   const now = ctx.clock.now();
   await ctx.db.update(apiKeys).set({ revoked_at: now, updated_at: now }).where(and(eq(apiKeys.clinic_id, clinicId), eq(apiKeys.id, id)));
+  await ctx.directory.keyChanged(id);
 }
 
 export async function listUsage(ctx: ServiceContext, clinicId: string, timezone: string, filters: UsageFilters, page: PageRequest & { kind: "cursor" }) {

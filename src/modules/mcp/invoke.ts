@@ -2,7 +2,7 @@ import { isConnectionError, loggableError } from "../../lib/error-log";
 import type { UsageOutcome } from "../../db/schema";
 import { AppError, envelope } from "../../lib/errors";
 import { rfc3339 } from "../../lib/time";
-import type { KeyPrincipal } from "./api-keys";
+import type { KeyPrincipal } from "../mcp-keys/directory";
 import type { QuotaDecision } from "./quotas";
 import { validateInput } from "./registry";
 import type { McpRuntime } from "./runtime";

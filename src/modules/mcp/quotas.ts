@@ -4,7 +4,7 @@ import { quotaCounters } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
 import { SlidingWindowLog } from "../../lib/sliding-window";
 import { nextUtcMidnight, utcDay } from "../../lib/time";
-import type { KeyPrincipal } from "./api-keys";
+import type { KeyPrincipal } from "../mcp-keys/directory";
 
 interface DayCounter {
   keyId: string;

@@ -6,7 +6,7 @@ import type { ApiKeyScope } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
 import { readableMessage } from "../../http/errors";
 import { AppError, type FieldError } from "../../lib/errors";
-import type { KeyPrincipal } from "./api-keys";
+import type { KeyPrincipal } from "../mcp-keys/directory";
 import type { SqlEngine } from "./sql-guard/engine";
 
 export interface ToolContext {
