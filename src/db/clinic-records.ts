@@ -25,6 +25,28 @@ export function recordView<Row extends { deleted_at: Date | null }>(row: Row) {
 /** The clinic's live rows: every query of a clinic resource starts here. */
 export const liveIn = (table: ClinicTable, clinicId: string): SQL => and(eq(table.clinic_id, clinicId), isNull(table.deleted_at))!;
 
+/** A reference a body makes to another record of the clinic: its field, the id sent, where it must live. */
+export interface Reference {
+  field: string;
+  id: string | null | undefined;
+  records: { exists(ctx: ServiceContext, clinicId: string, id: string): Promise<boolean> };
+  what: string;
+}
+
+/**
+ * Every id a body sends must name a live record of the same clinic; otherwise 422 naming each
+ * field. Another clinic's id is refused exactly like a missing one, so ids never leak.
+ */
+export async function assertReferenced(ctx: ServiceContext, clinicId: string, references: Reference[]): Promise<void> {
+  const fields = [];
+  for (const reference of references) {
+    if (reference.id && !(await reference.records.exists(ctx, clinicId, reference.id))) {
+      fields.push({ path: `body.${reference.field}`, message: `No such ${reference.what} in this clinic` });
+    }
+  }
+  if (fields.length) throw AppError.validation(fields);
+}
+
 /**
  * Shared record operations for clinic resources, so each service states only its own rules.
  * Another clinic's id behaves exactly like a missing one: 404.

@@ -1,9 +1,9 @@
 import { eq, gte, inArray, lte } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { clinicRecords, recordView } from "../../db/clinic-records";
+import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
 import { alerts } from "../../db/schema";
+import type { ClinicResourceService } from "../../http/clinic-resource";
 import type { PageRequest } from "../../http/pagination";
-import { AppError } from "../../lib/errors";
 import { dayRange } from "../../lib/time";
 import { patientRecords } from "../patients/service";
 import type { AlertFilters, CreateAlertInput, UpdateAlertInput } from "./model";
@@ -12,11 +12,8 @@ export const alertRecords = clinicRecords(alerts, "Alert");
 
 export const alertView = (row: typeof alerts.$inferSelect) => recordView(row);
 
-async function assertPatient(ctx: ServiceContext, clinicId: string, patientId: string | null | undefined) {
-  if (patientId && !(await patientRecords.exists(ctx, clinicId, patientId))) {
-    throw AppError.validation([{ path: "body.patient_id", message: "No such patient in this clinic" }]);
-  }
-}
+const assertPatient = (ctx: ServiceContext, clinicId: string, id: string | null | undefined) =>
+  assertReferenced(ctx, clinicId, [{ field: "patient_id", id, records: patientRecords, what: "patient" }]);
 
 export async function createAlert(ctx: ServiceContext, clinicId: string, input: CreateAlertInput) {
   await assertPatient(ctx, clinicId, input.patient_id);
@@ -53,3 +50,13 @@ export function listAlerts(ctx: ServiceContext, clinicId: string, timeZone: stri
     page,
   );
 }
+
+/** The five routes' rules, for the clinic-resource factory. */
+export const alertResource = {
+  list: (ctx, actor, filters, page) => listAlerts(ctx, actor.clinicId, actor.timezone, filters, page),
+  create: createAlert,
+  get: getAlert,
+  update: updateAlert,
+  remove: deleteAlert,
+  view: alertView,
+} satisfies ClinicResourceService<any, unknown, any, any, any>;

@@ -1,8 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { clinicRecords, recordView } from "../../db/clinic-records";
+import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
 import { alerts, patients, visits } from "../../db/schema";
 import { assertNothingBlocks } from "../../db/delete-blockers";
+import type { ClinicResourceService } from "../../http/clinic-resource";
 import type { PageRequest } from "../../http/pagination";
 import { AppError } from "../../lib/errors";
 import { utcDay } from "../../lib/time";
@@ -13,12 +14,7 @@ export const patientRecords = clinicRecords(patients, "Patient");
 
 export const patientView = (row: typeof patients.$inferSelect) => recordView(row);
 
-/** A referenced tutor must be a live tutor of the same clinic; anything else is a 422, never a leak. */
-async function assertTutor(ctx: ServiceContext, clinicId: string, tutorId: string) {
-  if (!(await tutorRecords.exists(ctx, clinicId, tutorId))) {
-    throw AppError.validation([{ path: "body.tutor_id", message: "No such tutor in this clinic" }]);
-  }
-}
+const tutorReference = (id: string | undefined) => ({ field: "tutor_id", id, records: tutorRecords, what: "tutor" });
 
 function assertBirthDate(ctx: ServiceContext, birthDate: string | null | undefined) {
   if (!birthDate) return;
@@ -30,7 +26,7 @@ function assertBirthDate(ctx: ServiceContext, birthDate: string | null | undefin
 }
 
 export async function createPatient(ctx: ServiceContext, clinicId: string, input: CreatePatientInput) {
-  await assertTutor(ctx, clinicId, input.tutor_id);
+  await assertReferenced(ctx, clinicId, [tutorReference(input.tutor_id)]);
   assertBirthDate(ctx, input.birth_date);
   return patientView(await patientRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
 }
@@ -39,7 +35,7 @@ export const getPatient = async (ctx: ServiceContext, clinicId: string, id: stri
 
 export async function updatePatient(ctx: ServiceContext, clinicId: string, id: string, input: UpdatePatientInput) {
   await patientRecords.find(ctx, clinicId, id);
-  if (input.tutor_id) await assertTutor(ctx, clinicId, input.tutor_id);
+  await assertReferenced(ctx, clinicId, [tutorReference(input.tutor_id)]);
   assertBirthDate(ctx, input.birth_date);
   return patientView(await patientRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
 }
@@ -65,3 +61,13 @@ export const listPatients = (ctx: ServiceContext, clinicId: string, filters: Pat
     ],
     page,
   );
+
+/** The five routes' rules, for the clinic-resource factory. */
+export const patientResource = {
+  list: (ctx, actor, filters, page) => listPatients(ctx, actor.clinicId, filters, page),
+  create: createPatient,
+  get: getPatient,
+  update: updatePatient,
+  remove: deletePatient,
+  view: patientView,
+} satisfies ClinicResourceService<any, unknown, any, any, any>;

@@ -4,6 +4,7 @@ import type { ServiceContext } from "../../db/client";
 import { clinicRecords, recordView } from "../../db/clinic-records";
 import { invoices, patients, tutors } from "../../db/schema";
 import { assertNothingBlocks } from "../../db/delete-blockers";
+import type { ClinicResourceService } from "../../http/clinic-resource";
 import type { PageRequest } from "../../http/pagination";
 
 import type { CreateTutorInput, UpdateTutorInput } from "./model";
@@ -42,3 +43,13 @@ export async function deleteTutor(ctx: ServiceContext, clinicId: string, id: str
 
 export const listTutors = (ctx: ServiceContext, clinicId: string, filters: { q?: string }, page: PageRequest) =>
   tutorRecords.page(ctx, clinicId, [filters.q ? nameMatches(tutors.name, filters.q) : undefined], page);
+
+/** The five routes' rules, for the clinic-resource factory. */
+export const tutorResource = {
+  list: (ctx, actor, filters, page) => listTutors(ctx, actor.clinicId, filters, page),
+  create: createTutor,
+  get: getTutor,
+  update: updateTutor,
+  remove: deleteTutor,
+  view: tutorView,
+} satisfies ClinicResourceService<any, unknown, any, any, any>;

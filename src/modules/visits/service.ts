@@ -1,7 +1,8 @@
-import { and, eq, gte, inArray, isNull, lt } from "drizzle-orm";
+import { eq, gte, inArray, lt } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { clinicRecords, recordView } from "../../db/clinic-records";
+import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
 import { users, visits, type VisitStatus } from "../../db/schema";
+import type { ClinicResourceService } from "../../http/clinic-resource";
 import type { PageRequest } from "../../http/pagination";
 import { AppError } from "../../lib/errors";
 import { dayRange } from "../../lib/time";
@@ -22,21 +23,14 @@ export const VISIT_TRANSITIONS: Record<VisitStatus, readonly VisitStatus[]> = {
   no_show: [],
 };
 
-async function assertReferences(ctx: ServiceContext, clinicId: string, input: { patient_id?: string; vet_id?: string | null }) {
-  const fields = [];
-  if (input.patient_id && !(await patientRecords.exists(ctx, clinicId, input.patient_id))) {
-    fields.push({ path: "body.patient_id", message: "No such patient in this clinic" });
-  }
-  if (input.vet_id) {
-    const [vet] = await ctx.db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.id, input.vet_id), eq(users.clinic_id, clinicId), isNull(users.deleted_at)))
-      .limit(1);
-    if (!vet) fields.push({ path: "body.vet_id", message: "No such user in this clinic" });
-  }
-  if (fields.length) throw AppError.validation(fields);
-}
+const userRecords = clinicRecords(users, "User");
+
+/** The patient and the vet a visit names must be live records of the clinic. */
+const assertReferences = (ctx: ServiceContext, clinicId: string, input: { patient_id?: string; vet_id?: string | null }) =>
+  assertReferenced(ctx, clinicId, [
+    { field: "patient_id", id: input.patient_id, records: patientRecords, what: "patient" },
+    { field: "vet_id", id: input.vet_id, records: userRecords, what: "user" },
+  ]);
 
 export async function createVisit(ctx: ServiceContext, clinicId: string, input: CreateVisitInput) {
   await assertReferences(ctx, clinicId, input);
@@ -91,3 +85,13 @@ export function visitConditions(filters: VisitFilters, timeZone: string) {
 
 export const listVisits = (ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest) =>
   visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page);
+
+/** The five routes' rules, for the clinic-resource factory. */
+export const visitResource = {
+  list: (ctx, actor, filters, page) => listVisits(ctx, actor.clinicId, actor.timezone, filters, page),
+  create: createVisit,
+  get: getVisit,
+  update: updateVisit,
+  remove: deleteVisit,
+  view: visitView,
+} satisfies ClinicResourceService<any, unknown, any, any, any>;

@@ -1,0 +1,89 @@
+import { Elysia, t, type Static, type TSchema } from "elysia";
+import type { ServiceContext } from "../db/client";
+import type { AppContext } from "../context";
+import { errorResponses, IdParams } from "./common-model";
+import { PageResponse, type PageRequest } from "./pagination";
+
+/** Who asks, as a list needs it: the clinic, and its time zone for date filters. */
+export interface ListActor {
+  clinicId: string;
+  timezone: string;
+}
+
+/** What a clinic-scoped resource's service offers; each service adds only its own rules. */
+export interface ClinicResourceService<Row, View, Create, Update, Filters> {
+  list(ctx: ServiceContext, actor: ListActor, filters: Filters, page: PageRequest): Promise<{ rows: Row[]; total: number }>;
+  create(ctx: ServiceContext, clinicId: string, input: Create): Promise<View>;
+  get(ctx: ServiceContext, clinicId: string, id: string): Promise<View>;
+  update(ctx: ServiceContext, clinicId: string, id: string, input: Update): Promise<View>;
+  remove(ctx: ServiceContext, clinicId: string, id: string): Promise<void>;
+  view(row: Row): View;
+}
+
+export interface ClinicResourceDefinition<Name extends string, Item extends TSchema, Create extends TSchema, Update extends TSchema, ListQuery extends TSchema, Row> {
+  /** The path and tag (`tutors`), and the list's name in its cursors. */
+  name: Name;
+  /** The TypeBox models; the routes' types (and Eden's) come from them. */
+  models: { item: Item; create: Create; update: Update; listQuery: ListQuery };
+  service: ClinicResourceService<Row, unknown, Static<Create>, Static<Update>, Static<ListQuery>>;
+  /** OpenAPI summaries of the list, the update and the delete, where they say more than the method. */
+  summaries?: { list?: string; update?: string; remove?: string };
+  /** Statuses beyond the common ones: an update that can conflict (a state machine), a delete that can be blocked. */
+  conflicts?: { update?: boolean; remove?: boolean };
+}
+
+/** Every clinic list sorts by creation time, then id: one keyset, stated once. */
+const listKey = (name: string) => ({ list: name, sort: ["created_at:date", "id:text"] }) as const;
+
+/**
+ * The five routes of a clinic-scoped resource (list in both page forms, create, read, update,
+ * soft delete), for every signed-in role of the clinic, from its models and its service.
+ */
+export function clinicResource<const Name extends string, Item extends TSchema, Create extends TSchema, Update extends TSchema, ListQuery extends TSchema, Row>(
+  { auth, services, paginator }: AppContext,
+  definition: ClinicResourceDefinition<Name, Item, Create, Update, ListQuery, Row>,
+) {
+  const { name, models, summaries = {}, conflicts = {} } = definition;
+  // The routes validate with the models; past them, bodies and queries have the service's types.
+  const service = definition.service as ClinicResourceService<Row, any, any, any, any>;
+  const key = listKey(name);
+  const withSummary = (summary: string | undefined) => (summary ? { detail: { summary } } : {});
+  return new Elysia({ prefix: `/${name}` as `/${Name}`, tags: [name] as never })
+    .use(auth)
+    .guard({ auth: true })
+    .get(
+      "/",
+      async ({ actor, query }: { actor: { clinicId: string; clinic: { timezone: string } }; query: any }) => {
+        const page = paginator.request(query as { limit?: number; cursor?: string; offset?: number }, key);
+        const result = await service.list(services, { clinicId: actor.clinicId, timezone: actor.clinic.timezone }, query, page);
+        return paginator.respond(page, result, key, service.view);
+      },
+      { query: models.listQuery, response: { 200: PageResponse(models.item), ...errorResponses(400, 401, 422) }, ...withSummary(summaries.list) },
+    )
+    .post("/", async ({ actor, body, status }: any) => status(201, await service.create(services, actor.clinicId, body)), {
+      body: models.create,
+      response: { 201: models.item, ...errorResponses(401, 422) },
+    })
+    .get("/:id", ({ actor, params }: any) => service.get(services, actor.clinicId, params.id), {
+      params: IdParams,
+      response: { 200: models.item, ...errorResponses(401, 404, 422) },
+    })
+    .patch("/:id", ({ actor, params, body }: any) => service.update(services, actor.clinicId, params.id, body), {
+      params: IdParams,
+      body: models.update,
+      response: { 200: models.item, ...(conflicts.update ? errorResponses(401, 404, 409, 422) : errorResponses(401, 404, 422)) },
+      ...withSummary(summaries.update),
+    })
+    .delete(
+      "/:id",
+      async ({ actor, params, status }: any) => {
+        await service.remove(services, actor.clinicId, params.id);
+        return status(204, undefined);
+      },
+      {
+        params: IdParams,
+        response: { 204: t.Void(), ...(conflicts.remove ? errorResponses(401, 404, 409, 422) : errorResponses(401, 404, 422)) },
+        ...withSummary(summaries.remove),
+      },
+    );
+}
