@@ -1,11 +1,11 @@
-import { and, asc, count, desc, eq, isNull, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
-import type { PageRequest } from "../http/pagination";
+import { getTableName } from "drizzle-orm";
 import { newId } from "../lib/crypto";
 import { AppError } from "../lib/errors";
 import { serialize } from "../lib/time";
 import type { Db, ServiceContext } from "./client";
-import { afterKeyset } from "./keyset";
+import { afterKeyset, keyset, type Keyset, type Page, type PageRequest } from "./keyset";
 
 /** A clinic-owned, soft-deletable table: the columns every record carries. */
 export type ClinicTable = PgTable & {
@@ -54,7 +54,10 @@ export async function assertReferenced(ctx: ServiceContext, clinicId: string, re
 export function clinicRecords<T extends ClinicTable>(table: T, label: string) {
   type Row = T["$inferSelect"];
   const db = (ctx: ServiceContext) => ctx.db as unknown as Db;
+  /** Every clinic list: oldest first by creation, then id. */
+  const order: Keyset<Row> = keyset(getTableName(table), [table.created_at, table.id]);
   return {
+    keyset: order,
     async find(ctx: ServiceContext, clinicId: string, id: string): Promise<Row> {
       const [row] = await db(ctx).select().from(table as PgTable).where(and(liveIn(table, clinicId), eq(table.id, id))).limit(1);
       if (!row) throw AppError.notFound(label, id);
@@ -97,26 +100,21 @@ export function clinicRecords<T extends ClinicTable>(table: T, label: string) {
      * One page of live rows matching `filters`, in (created_at, id) order: limit + 1 rows in the
      * cursor form (the extra one says there is more), or the page and the total in the offset form.
      */
-    async page(ctx: ServiceContext, clinicId: string, filters: (SQL | undefined)[], page: PageRequest): Promise<{ rows: Row[]; total: number }> {
-      return pageOf(db(ctx), table, [liveIn(table, clinicId), ...filters], page, [table.created_at, table.id]);
+    page(ctx: ServiceContext, clinicId: string, filters: (SQL | undefined)[], page: PageRequest): Promise<Page<Row>> {
+      return pageOf<Row>(db(ctx), table, [liveIn(table, clinicId), ...filters], page, order);
     },
   };
 }
 
-/** Keyset or offset page over `table` in `sort` order (ascending, or descending when the cursor request says so). */
-export async function pageOf<Row>(
-  db: Db,
-  table: PgTable,
-  conditions: (SQL | undefined)[],
-  page: PageRequest,
-  sort: AnyColumn[],
-): Promise<{ rows: Row[]; total: number }> {
+/** Keyset or offset page over `table` in the keyset's order (ascending, or descending when the cursor request says so). */
+export async function pageOf<Row>(db: Db, table: PgTable, conditions: (SQL | undefined)[], page: PageRequest, keys: Keyset<Row>): Promise<Page<Row>> {
+  const sort = keys.columns;
   const where = and(...conditions);
   const descending = page.kind === "cursor" && page.descending === true;
   const order = sort.map((c) => (descending ? desc(c) : asc(c)));
   if (page.kind === "cursor") {
     const rows = await db.select().from(table).where(and(where, afterKeyset(sort, page.after, descending))).orderBy(...order).limit(page.limit + 1);
-    return { rows: rows as Row[], total: -1 };
+    return { rows: rows as Row[], total: null };
   }
   const [rows, [totals]] = await Promise.all([
     db.select().from(table).where(where).orderBy(...order).limit(page.limit).offset(page.offset),

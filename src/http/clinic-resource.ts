@@ -2,7 +2,8 @@ import { Elysia, t, type Static, type TSchema } from "elysia";
 import type { ServiceContext } from "../db/client";
 import type { AppContext } from "../context";
 import { errorResponses, IdParams } from "./common-model";
-import { PageResponse, type PageRequest } from "./pagination";
+import type { Keyset, Page, PageRequest } from "../db/keyset";
+import { PageResponse } from "./pagination";
 
 /** Who asks, as a list needs it: the clinic, and its time zone for date filters. */
 export interface ListActor {
@@ -12,7 +13,9 @@ export interface ListActor {
 
 /** What a clinic-scoped resource's service offers; each service adds only its own rules. */
 export interface ClinicResourceService<Row, View, Create, Update, Filters> {
-  list(ctx: ServiceContext, actor: ListActor, filters: Filters, page: PageRequest): Promise<{ rows: Row[]; total: number }>;
+  /** The list's order (clinic records: by creation, then id). */
+  keyset: Keyset<Row>;
+  list(ctx: ServiceContext, actor: ListActor, filters: Filters, page: PageRequest): Promise<Page<Row>>;
   create(ctx: ServiceContext, clinicId: string, input: Create): Promise<View>;
   get(ctx: ServiceContext, clinicId: string, id: string): Promise<View>;
   update(ctx: ServiceContext, clinicId: string, id: string, input: Update): Promise<View>;
@@ -32,9 +35,6 @@ export interface ClinicResourceDefinition<Name extends string, Item extends TSch
   conflicts?: { update?: boolean; remove?: boolean };
 }
 
-/** Every clinic list sorts by creation time, then id: one keyset, stated once. */
-const listKey = (name: string) => ({ list: name, sort: ["created_at:date", "id:text"] }) as const;
-
 /**
  * The five routes of a clinic-scoped resource (list in both page forms, create, read, update,
  * soft delete), for every signed-in role of the clinic, from its models and its service.
@@ -46,7 +46,6 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
   const { name, models, summaries = {}, conflicts = {} } = definition;
   // The routes validate with the models; past them, bodies and queries have the service's types.
   const service = definition.service as ClinicResourceService<Row, any, any, any, any>;
-  const key = listKey(name);
   const withSummary = (summary: string | undefined) => (summary ? { detail: { summary } } : {});
   return new Elysia({ prefix: `/${name}` as `/${Name}`, tags: [name] as never })
     .use(auth)
@@ -54,9 +53,9 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
     .get(
       "/",
       async ({ actor, query }: { actor: { clinicId: string; clinic: { timezone: string } }; query: any }) => {
-        const page = paginator.request(query as { limit?: number; cursor?: string; offset?: number }, key);
+        const page = paginator.request(query, service.keyset);
         const result = await service.list(services, { clinicId: actor.clinicId, timezone: actor.clinic.timezone }, query, page);
-        return paginator.respond(page, result, key, service.view);
+        return paginator.respond(page, result, service.keyset, service.view);
       },
       { query: models.listQuery, response: { 200: PageResponse(models.item), ...errorResponses(400, 401, 422) }, ...withSummary(summaries.list) },
     )

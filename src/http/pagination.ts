@@ -1,7 +1,7 @@
 import { t, type TSchema } from "elysia";
 import { AppError } from "../lib/errors";
 import { hmacSha256, safeEqual } from "../lib/crypto";
-import type { KeysetValue } from "../db/keyset";
+import { sortSpec, type Keyset, type KeysetValue, type Page, type PageRequest } from "../db/keyset";
 
 /** Query fields every list accepts. Offset only where a list allows it. */
 export const cursorQueryFields = {
@@ -19,27 +19,35 @@ export const OffsetPage = <T extends TSchema>(item: T) =>
   t.Object({ data: t.Array(item), total_count: t.Integer(), limit: t.Integer(), offset: t.Integer() });
 export const PageResponse = <T extends TSchema>(item: T) => t.Union([CursorPage(item), OffsetPage(item)]);
 
-export type { KeysetValue };
+export type { KeysetValue, PageRequest };
 
 /** `order=desc` on the lists where newest first is natural (usage log, invoices, payments). */
 export const orderQueryField = {
   order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")], { default: "asc", description: "asc: oldest first (default); desc: newest first" })),
 };
 
-export type PageRequest =
-  | { kind: "cursor"; limit: number; after: KeysetValue[] | null; descending?: boolean }
-  | { kind: "offset"; limit: number; offset: number };
+type CursorRequest = Extract<PageRequest, { kind: "cursor" }>;
+interface CursorEnvelope<View> {
+  data: View[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+interface OffsetEnvelope<View> {
+  data: View[];
+  total_count: number;
+  limit: number;
+  offset: number;
+}
 
-export interface ListKey {
-  /** Names the list, so a cursor from another list is refused. */
+/** What a cursor is bound to: the list, its sort, and its direction. */
+interface ListKey {
   list: string;
-  /** The sort the keyset follows, e.g. ["created_at:date", "id:text"]. */
   sort: readonly string[];
 }
 
 export const DEFAULT_LIMIT = 50;
 
-const directed = (key: ListKey, descending: boolean): ListKey => (descending ? { ...key, list: `${key.list}:desc` } : key);
+const listKey = (keys: Keyset, descending: boolean): ListKey => ({ list: descending ? `${keys.list}:desc` : keys.list, sort: sortSpec(keys) });
 
 /**
  * One pagination mechanism for every list: cursors are base64url JSON signed with an HMAC
@@ -48,59 +56,47 @@ const directed = (key: ListKey, descending: boolean): ListKey => (descending ? {
 export class Paginator {
   constructor(private readonly secret: string) {}
 
-  request(query: { limit?: number; cursor?: string; offset?: number }, key: ListKey): PageRequest {
+  /**
+   * The page a list's query asks for: `offset` (only lists that declare it), or a cursor, in
+   * the order `order` asks for (only lists that declare it; a cursor keeps its direction).
+   */
+  request(query: { limit?: number; cursor?: string; offset?: undefined; order?: "asc" | "desc" }, keys: Keyset): CursorRequest;
+  request(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset): PageRequest;
+  request(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset): PageRequest {
     const limit = query.limit ?? DEFAULT_LIMIT;
     if (query.cursor !== undefined && query.offset !== undefined) {
       throw new AppError("INVALID_PAGINATION", "Use either cursor or offset, not both");
     }
     if (query.offset !== undefined) return { kind: "offset", limit, offset: query.offset };
-    return this.cursorRequest(query, key);
-  }
-
-  /** For lists that only have the cursor form. */
-  cursorRequest(query: { limit?: number; cursor?: string; order?: "asc" | "desc" }, key: ListKey): PageRequest & { kind: "cursor" } {
     const descending = query.order === "desc";
     // A cursor is bound to its direction too: one from the other order is INVALID_CURSOR.
-    const after = query.cursor ? this.decode(query.cursor, directed(key, descending)) : null;
-    return { kind: "cursor", limit: query.limit ?? DEFAULT_LIMIT, after, ...(descending ? { descending } : {}) };
+    const after = query.cursor ? this.decode(query.cursor, listKey(keys, descending)) : null;
+    return { kind: "cursor", limit, after, ...(descending ? { descending } : {}) };
   }
 
   /**
-   * The cursor envelope for a page a service fetched: `rows` holds up to limit + 1 rows (the
-   * extra one only says there is more), `view` shapes each row, and the next cursor holds the
-   * last row's values of the key's sort columns (or what `sortValues` reads, for joined rows).
+   * The envelope of a page a service fetched, in the form it was asked for; `view` shapes each
+   * row, and the next cursor holds the last row's sort values.
    */
-  cursorPage<Row, View = Row>(
-    rows: Row[],
-    request: PageRequest & { kind: "cursor" },
-    key: ListKey,
-    view: (row: Row) => View = (row) => row as unknown as View,
-    sortValues: (row: Row) => KeysetValue[] = (row) => key.sort.map((spec) => (row as Record<string, KeysetValue>)[spec.split(":")[0]!]!),
-  ) {
-    const hasMore = rows.length > request.limit;
-    const page = hasMore ? rows.slice(0, request.limit) : rows;
-    const last = page[page.length - 1];
-    return { data: page.map(view), next_cursor: hasMore && last ? this.encode(sortValues(last), directed(key, request.descending === true)) : null, has_more: hasMore };
+  respond<Row, View>(request: CursorRequest, page: Page<Row>, keys: Keyset<Row>, view: (row: Row) => View): CursorEnvelope<View>;
+  respond<Row, View>(request: PageRequest, page: Page<Row>, keys: Keyset<Row>, view: (row: Row) => View): CursorEnvelope<View> | OffsetEnvelope<View>;
+  respond<Row, View>(request: PageRequest, page: Page<Row>, keys: Keyset<Row>, view: (row: Row) => View): CursorEnvelope<View> | OffsetEnvelope<View> {
+    if (request.kind === "offset") return { data: page.rows.map(view), total_count: page.total ?? 0, limit: request.limit, offset: request.offset };
+    const hasMore = page.rows.length > request.limit;
+    const rows = hasMore ? page.rows.slice(0, request.limit) : page.rows;
+    const last = rows[rows.length - 1];
+    const next = hasMore && last ? this.encode(keys.valuesOf(last), listKey(keys, request.descending === true)) : null;
+    return { data: rows.map(view), next_cursor: next, has_more: hasMore };
   }
 
-  offsetPage<Row>(rows: Row[], total: number, request: PageRequest & { kind: "offset" }) {
-    return { data: rows, total_count: total, limit: request.limit, offset: request.offset };
-  }
-
-  /** Either envelope for a page a service fetched (`rows` holds limit + 1 in the cursor form). */
-  respond<Row, View>(request: PageRequest, result: { rows: Row[]; total: number }, key: ListKey, view: (row: Row) => View) {
-    if (request.kind === "offset") return this.offsetPage(result.rows.map(view), result.total, request);
-    return this.cursorPage(result.rows, request, key, view);
-  }
-
-  encode(values: KeysetValue[], key: ListKey): string {
+  private encode(values: KeysetValue[], key: ListKey): string {
     const payload = Buffer.from(
       JSON.stringify({ l: key.list, s: key.sort.join(","), v: values.map((v) => (v instanceof Date ? v.getTime() : v)) }),
     ).toString("base64url");
     return `${payload}.${hmacSha256(this.secret, payload)}`;
   }
 
-  decode(cursor: string, key: ListKey): KeysetValue[] {
+  private decode(cursor: string, key: ListKey): KeysetValue[] {
     const invalid = () => new AppError("INVALID_CURSOR", "The cursor is not valid for this list");
     const [payload, signature, extra] = cursor.split(".");
     if (!payload || !signature || extra !== undefined) throw invalid();

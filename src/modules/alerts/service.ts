@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
 import { alerts } from "../../db/schema";
 import type { ClinicResourceService } from "../../http/clinic-resource";
-import type { PageRequest } from "../../http/pagination";
+import type { PageRequest } from "../../db/keyset";
 import { dayRange } from "../../lib/time";
 import { patientRecords } from "../patients/service";
 import type { AlertFilters, CreateAlertInput, UpdateAlertInput } from "./model";
@@ -53,6 +53,7 @@ export function listAlerts(ctx: ServiceContext, clinicId: string, timeZone: stri
 
 /** The five routes' rules, for the clinic-resource factory. */
 export const alertResource = {
+  keyset: alertRecords.keyset,
   list: (ctx, actor, filters, page) => listAlerts(ctx, actor.clinicId, actor.timezone, filters, page),
   create: createAlert,
   get: getAlert,

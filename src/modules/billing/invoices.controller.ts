@@ -5,7 +5,6 @@ import { CursorPage } from "../../http/pagination";
 import { CreateInvoiceBody, InvoiceListQuery, InvoiceModel, UpdateInvoiceBody } from "./model";
 import * as invoicesService from "./invoices.service";
 
-const INVOICE_LIST = { list: "invoices", sort: ["created_at:date", "id:text"] } as const;
 const created = { 200: InvoiceModel, 201: InvoiceModel };
 
 export const invoicesController = ({ auth, idempotency, services, paginator }: AppContext) =>
@@ -21,9 +20,9 @@ export const invoicesController = ({ auth, idempotency, services, paginator }: A
     .get(
       "/",
       async ({ actor, query }) => {
-        const page = paginator.cursorRequest(query, INVOICE_LIST);
+        const page = paginator.request(query, invoicesService.invoiceRecords.keyset);
         const result = await invoicesService.listInvoices(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.cursorPage(result.rows, page, INVOICE_LIST, (row) => invoicesService.invoiceView(row));
+        return paginator.respond(page, result, invoicesService.invoiceRecords.keyset, (row) => invoicesService.invoiceView(row));
       },
       { query: InvoiceListQuery, response: { 200: CursorPage(InvoiceModel), ...errorResponses(400, 401, 422) }, detail: { summary: "List invoices (without items); filters status, tutor_id, date_from/date_to on emitted_at" } },
     )

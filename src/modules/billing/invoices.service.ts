@@ -2,7 +2,7 @@ import { and, asc, count, eq, gte, inArray, lt } from "drizzle-orm";
 import type { ServiceContext, Tx } from "../../db/client";
 import { clinicRecords, liveIn, recordView } from "../../db/clinic-records";
 import { invoiceItems, invoices, payments, type InvoiceStatus } from "../../db/schema";
-import type { PageRequest } from "../../http/pagination";
+import type { PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError, type FieldError } from "../../lib/errors";
 import { invoiceTotals, lineTotal } from "../../lib/money";

@@ -5,8 +5,6 @@ import { CursorPage } from "../../http/pagination";
 import { CreatePaymentBody, CreateRefundBody, PaymentListQuery, PaymentModel, RefundListQuery, RefundModel } from "./model";
 import * as paymentsService from "./payments.service";
 
-const PAYMENT_LIST = { list: "payments", sort: ["created_at:date", "id:text"] } as const;
-const REFUND_LIST = { list: "refunds", sort: ["created_at:date", "id:text"] } as const;
 
 export const paymentsController = ({ auth, idempotency, services, paginator }: AppContext) =>
   new Elysia({ prefix: "/payments", tags: ["billing"] as never })
@@ -21,9 +19,9 @@ export const paymentsController = ({ auth, idempotency, services, paginator }: A
     .get(
       "/",
       async ({ actor, query }) => {
-        const page = paginator.cursorRequest(query, PAYMENT_LIST);
+        const page = paginator.request(query, paymentsService.paymentRecords.keyset);
         const result = await paymentsService.listPayments(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.cursorPage(result.rows, page, PAYMENT_LIST, paymentsService.paymentView);
+        return paginator.respond(page, result, paymentsService.paymentRecords.keyset, paymentsService.paymentView);
       },
       { query: PaymentListQuery, response: { 200: CursorPage(PaymentModel), ...errorResponses(400, 401, 422) } },
     )
@@ -46,9 +44,9 @@ export const refundsController = ({ auth, idempotency, services, paginator }: Ap
     .get(
       "/",
       async ({ actor, query }) => {
-        const page = paginator.cursorRequest(query, REFUND_LIST);
+        const page = paginator.request(query, paymentsService.refundRecords.keyset);
         const result = await paymentsService.listRefunds(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.cursorPage(result.rows, page, REFUND_LIST, paymentsService.refundView);
+        return paginator.respond(page, result, paymentsService.refundRecords.keyset, paymentsService.refundView);
       },
       { query: RefundListQuery, response: { 200: CursorPage(RefundModel), ...errorResponses(400, 401, 403, 422) } },
     )

@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, lt } from "drizzle-orm";
 import type { ServiceContext, Tx } from "../../db/client";
 import { clinicRecords, liveIn, recordView } from "../../db/clinic-records";
 import { invoices, payments, refunds } from "../../db/schema";
-import type { PageRequest } from "../../http/pagination";
+import type { PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { dayRange } from "../../lib/time";

@@ -5,7 +5,6 @@ import { CursorPage } from "../../http/pagination";
 import { CreateTaxDocumentBody, TaxDocumentListQuery, TaxDocumentModel } from "./model";
 import * as sii from "./sii.service";
 
-const DOCUMENT_LIST = { list: "tax_documents", sort: ["created_at:date", "id:text"] } as const;
 
 export const siiController = ({ auth, idempotency, services, paginator }: AppContext) =>
   new Elysia({ prefix: "/sii/documents", tags: ["billing"] as never })
@@ -20,9 +19,9 @@ export const siiController = ({ auth, idempotency, services, paginator }: AppCon
     .get(
       "/",
       async ({ actor, query }) => {
-        const page = paginator.cursorRequest(query, DOCUMENT_LIST);
+        const page = paginator.request(query, sii.taxDocumentRecords.keyset);
         const result = await sii.listTaxDocuments(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.cursorPage(result.rows, page, DOCUMENT_LIST, sii.taxDocumentView);
+        return paginator.respond(page, result, sii.taxDocumentRecords.keyset, sii.taxDocumentView);
       },
       { query: TaxDocumentListQuery, response: { 200: CursorPage(TaxDocumentModel), ...errorResponses(400, 401, 422) } },
     )

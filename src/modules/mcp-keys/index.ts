@@ -5,8 +5,6 @@ import { CursorPage } from "../../http/pagination";
 import { ApiKeyModel, ApiKeyWithSecretModel, CreateKeyBody, KeyListQuery, SummaryModel, SummaryQuery, UsageQuery, UsageRowModel } from "./model";
 import * as keys from "./service";
 
-const KEY_LIST = { list: "api_keys", sort: ["created_at:date", "id:text"] } as const;
-const USAGE_LIST = { list: "mcp_usage", sort: ["created_at:date", "id:text"] } as const;
 
 /** API keys and their usage: the clinic owner's alone (interface spec, Authentication rule 4). */
 export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) => {
@@ -22,9 +20,8 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
     .get(
       "/keys",
       async ({ actor, query }) => {
-        const page = paginator.cursorRequest(query, KEY_LIST);
-        const { rows, burst } = await keys.listKeys(services, actor.clinicId, page);
-        return paginator.cursorPage(rows, page, KEY_LIST, (row) => keys.keyView(row, burst));
+        const page = paginator.request(query, keys.KEY_KEYSET);
+        return paginator.respond(page, await keys.listKeys(services, actor.clinicId, page), keys.KEY_KEYSET, keys.keyView);
       },
       { query: KeyListQuery, response: { 200: CursorPage(ApiKeyModel), ...errorResponses(400, 401, 403, 422) } },
     )
@@ -48,11 +45,11 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
     .get(
       "/usage",
       async ({ actor, query }) => {
-        const page = paginator.cursorRequest(query, USAGE_LIST);
+        const page = paginator.request(query, keys.USAGE_KEYSET);
         // This instance's queued rows first, so a caller reads its own calls.
         await mcp.flush();
         const rows = await keys.listUsage(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.cursorPage(rows, page, USAGE_LIST, keys.usageView);
+        return paginator.respond(page, rows, keys.USAGE_KEYSET, keys.usageView);
       },
       { query: UsageQuery, response: { 200: CursorPage(UsageRowModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "The usage log" } },
     )

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../db/client";
 import { ascending } from "../../db/keyset";
 import { pageOf } from "../../db/clinic-records";
 import { apiKeys, clinics, mcpUsageLog, quotaCounters, type UsageOutcome } from "../../db/schema";
-import type { PageRequest } from "../../http/pagination";
+import { keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { dayRange, rfc3339, serialize, utcDay } from "../../lib/time";
@@ -22,14 +22,20 @@ async function clinicBurst(ctx: ServiceContext, clinicId: string): Promise<numbe
   return burstFor(clinic!.plan, clinic!.burst);
 }
 
-export function keyView(row: KeyRow, burstPerMinute: number) {
+/** A key with its clinic's burst cap (from the plan), as lists and reads show it. */
+type KeyWithBurst = KeyRow & { burst_per_minute: number };
+
+export const KEY_KEYSET = keyset<KeyWithBurst>("api_keys", [apiKeys.created_at, apiKeys.id]);
+export const USAGE_KEYSET = keyset<typeof mcpUsageLog.$inferSelect>("mcp_usage", [mcpUsageLog.created_at, mcpUsageLog.id]);
+
+export function keyView(row: KeyWithBurst) {
   return serialize({
     id: row.id,
     name: row.name,
     key_prefix: row.key_prefix,
     scopes: row.scopes,
     rate_limit_per_day: row.rate_limit_per_day,
-    burst_per_minute: burstPerMinute,
+    burst_per_minute: row.burst_per_minute,
     expires_at: row.expires_at,
     created_at: row.created_at,
     last_used_at: row.last_used_at,
@@ -64,16 +70,17 @@ export async function createKey(ctx: ServiceContext, clinicId: string, userId: s
       updated_at: now,
     })
     .returning();
-  return { ...keyView(row!, await clinicBurst(ctx, clinicId)), api_key: secret.value };
+  return { ...keyView({ ...row!, burst_per_minute: await clinicBurst(ctx, clinicId) }), api_key: secret.value };
 }
 
-export async function listKeys(ctx: ServiceContext, clinicId: string, page: PageRequest & { kind: "cursor" }) {
-  const { rows } = await pageOf<KeyRow>(ctx.db, apiKeys, [eq(apiKeys.clinic_id, clinicId)], page, [apiKeys.created_at, apiKeys.id]);
-  return { rows, burst: await clinicBurst(ctx, clinicId) };
+export async function listKeys(ctx: ServiceContext, clinicId: string, page: PageRequest) {
+  const found = await pageOf<KeyRow>(ctx.db, apiKeys, [eq(apiKeys.clinic_id, clinicId)], page, KEY_KEYSET);
+  const burst = await clinicBurst(ctx, clinicId);
+  return { ...found, rows: found.rows.map((row) => ({ ...row, burst_per_minute: burst })) };
 }
 
 export async function getKey(ctx: ServiceContext, clinicId: string, id: string) {
-  return keyView(await findKey(ctx, clinicId, id), await clinicBurst(ctx, clinicId));
+  return keyView({ ...(await findKey(ctx, clinicId, id)), burst_per_minute: await clinicBurst(ctx, clinicId) });
 }
 
 /** A new value for the same record: the old value stops working at once; quota counters stay. */
@@ -87,7 +94,7 @@ export async function rotateKey(ctx: KeyServiceContext, clinicId: string, id: st
     .where(and(eq(apiKeys.clinic_id, clinicId), eq(apiKeys.id, id)))
     .returning();
   await ctx.directory.keyChanged(id);
-  return { ...keyView(row!, await clinicBurst(ctx, clinicId)), api_key: secret.value };
+  return { ...keyView({ ...row!, burst_per_minute: await clinicBurst(ctx, clinicId) }), api_key: secret.value };
 }
 
 /** Revoking twice is harmless: the first revocation time is kept. */
@@ -99,7 +106,7 @@ export async function revokeKey(ctx: KeyServiceContext, clinicId: string, id: st
   await ctx.directory.keyChanged(id);
 }
 
-export async function listUsage(ctx: ServiceContext, clinicId: string, timezone: string, filters: UsageFilters, page: PageRequest & { kind: "cursor" }) {
+export async function listUsage(ctx: ServiceContext, clinicId: string, timezone: string, filters: UsageFilters, page: PageRequest) {
   const range = dayRange(filters.date_from, filters.date_to, timezone);
   const conditions = [
     eq(mcpUsageLog.clinic_id, clinicId),
@@ -109,8 +116,7 @@ export async function listUsage(ctx: ServiceContext, clinicId: string, timezone:
     range.from ? gte(mcpUsageLog.created_at, range.from) : undefined,
     range.to ? lt(mcpUsageLog.created_at, range.to) : undefined,
   ];
-  const { rows } = await pageOf<typeof mcpUsageLog.$inferSelect>(ctx.db, mcpUsageLog, conditions, page, [mcpUsageLog.created_at, mcpUsageLog.id]);
-  return rows;
+  return pageOf(ctx.db, mcpUsageLog, conditions, page, USAGE_KEYSET);
 }
 
 export const usageView = (row: typeof mcpUsageLog.$inferSelect) => {

@@ -7,7 +7,6 @@ import { CreateReportBody, ReportListQuery, ReportModel, ReportTemplateModel, Up
 import * as reports from "./service";
 import { reportTemplates } from "./templates";
 
-const REPORT_LIST = { list: "mcp_reports", sort: ["created_at:date", "id:text"] } as const;
 
 /** Saved reports, the clinic's own MCP tools: the owner's alone, like the keys. */
 export const mcpReportsModule = ({ auth, services, paginator, database, config }: AppContext) => {
@@ -23,8 +22,8 @@ export const mcpReportsModule = ({ auth, services, paginator, database, config }
     .get(
       "/reports",
       async ({ actor, query }) => {
-        const page = paginator.cursorRequest(query, REPORT_LIST);
-        return paginator.cursorPage(await reports.listReports(ctx, actor.clinicId, page), page, REPORT_LIST, reports.reportView);
+        const page = paginator.request(query, reports.REPORT_KEYSET);
+        return paginator.respond(page, await reports.listReports(ctx, actor.clinicId, page), reports.REPORT_KEYSET, reports.reportView);
       },
       { query: ReportListQuery, response: { 200: CursorPage(ReportModel), ...errorResponses(400, 401, 403, 422) } },
     )

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { isUniqueViolation, type Database, type ServiceContext } from "../../db/client";
 import { pageOf } from "../../db/clinic-records";
 import { mcpReports, type ReportParameter } from "../../db/schema";
-import type { PageRequest } from "../../http/pagination";
+import { keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError, type FieldError } from "../../lib/errors";
 import { serialize } from "../../lib/time";
@@ -148,10 +148,10 @@ export async function createReport(ctx: ReportServiceContext, clinicId: string, 
   }
 }
 
-export async function listReports(ctx: ReportServiceContext, clinicId: string, page: PageRequest & { kind: "cursor" }) {
-  const { rows } = await pageOf<ReportRow>(ctx.db, mcpReports, [eq(mcpReports.clinic_id, clinicId)], page, [mcpReports.created_at, mcpReports.id]);
-  return rows;
-}
+export const REPORT_KEYSET = keyset<ReportRow>("mcp_reports", [mcpReports.created_at, mcpReports.id]);
+
+export const listReports = (ctx: ReportServiceContext, clinicId: string, page: PageRequest) =>
+  pageOf(ctx.db, mcpReports, [eq(mcpReports.clinic_id, clinicId)], page, REPORT_KEYSET);
 
 export async function getReport(ctx: ReportServiceContext, clinicId: string, id: string) {
   return reportView(await findReport(ctx, clinicId, id));

@@ -3,14 +3,15 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import type { ServiceContext } from "../../db/client";
 import { liveIn } from "../../db/clinic-records";
-import { afterKeyset, ascending } from "../../db/keyset";
+import { afterKeyset, ascending, keyset, type Page, type PageRequest } from "../../db/keyset";
 import { patients, tutors, visits } from "../../db/schema";
 import { errorResponses, NullableString, Uuid } from "../../http/common-model";
-import { cursorQueryFields, CursorPage, type PageRequest } from "../../http/pagination";
+import { cursorQueryFields, CursorPage } from "../../http/pagination";
 import { VisitFilterFields, VisitModel, type VisitFilters } from "../visits/model";
 import { visitConditions, visitView } from "../visits/service";
 
-export const BOARD_LIST = { list: "operations_visits", sort: ["scheduled_at:date", "id:text"] } as const;
+/** The board's order: by scheduled time, then id (its keyset follows the query below). */
+const BOARD_ORDER = [visits.scheduled_at, visits.id];
 
 const BoardVisit = t.Composite([
   VisitModel,
@@ -21,7 +22,11 @@ const BoardVisit = t.Composite([
 ]);
 
 /** The day board: visits in scheduled order with who the patient and tutor are, in one query. */
-export async function boardPage(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest & { kind: "cursor" }) {
+export async function boardPage(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest): Promise<Page<BoardRow>> {
+  return { rows: await boardRows(ctx, clinicId, timeZone, filters, page.kind === "cursor" ? page : { kind: "cursor", limit: page.limit, after: null }), total: null };
+}
+
+function boardRows(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest & { kind: "cursor" }) {
   return ctx.db
     .select({
       visit: visits,
@@ -32,10 +37,13 @@ export async function boardPage(ctx: ServiceContext, clinicId: string, timeZone:
     // A deleted patient or tutor never shows in the board's summaries (null instead).
     .leftJoin(patients, and(eq(patients.id, visits.patient_id), eq(patients.clinic_id, clinicId), isNull(patients.deleted_at)))
     .leftJoin(tutors, and(eq(tutors.id, patients.tutor_id), eq(tutors.clinic_id, clinicId), isNull(tutors.deleted_at)))
-    .where(and(liveIn(visits, clinicId), ...visitConditions(filters, timeZone), afterKeyset([visits.scheduled_at, visits.id], page.after)))
-    .orderBy(...ascending([visits.scheduled_at, visits.id]))
+    .where(and(liveIn(visits, clinicId), ...visitConditions(filters, timeZone), afterKeyset(BOARD_ORDER, page.after)))
+    .orderBy(...ascending(BOARD_ORDER))
     .limit(page.limit + 1);
 }
+
+type BoardRow = Awaited<ReturnType<typeof boardRows>>[number];
+export const BOARD_KEYSET = keyset<BoardRow>("operations_visits", BOARD_ORDER, (row) => [row.visit.scheduled_at, row.visit.id]);
 
 export const operationsModule = ({ auth, services, paginator }: AppContext) =>
   new Elysia({ prefix: "/operations", tags: ["operations"] as never })
@@ -43,15 +51,9 @@ export const operationsModule = ({ auth, services, paginator }: AppContext) =>
     .get(
       "/visits",
       async ({ actor, query }) => {
-        const page = paginator.cursorRequest(query, BOARD_LIST);
-        const rows = await boardPage(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.cursorPage(
-          rows,
-          page,
-          BOARD_LIST,
-          (r) => ({ ...visitView(r.visit), patient: r.patient, tutor: r.tutor }),
-          (r) => [r.visit.scheduled_at, r.visit.id],
-        );
+        const page = paginator.request(query, BOARD_KEYSET);
+        const result = await boardPage(services, actor.clinicId, actor.clinic.timezone, query, page);
+        return paginator.respond(page, result, BOARD_KEYSET, (r) => ({ ...visitView(r.visit), patient: r.patient, tutor: r.tutor }));
       },
       {
         auth: true,

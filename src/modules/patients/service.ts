@@ -4,7 +4,7 @@ import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-rec
 import { alerts, patients, visits } from "../../db/schema";
 import { assertNothingBlocks } from "../../db/delete-blockers";
 import type { ClinicResourceService } from "../../http/clinic-resource";
-import type { PageRequest } from "../../http/pagination";
+import type { PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
 import { utcDay } from "../../lib/time";
 import { nameMatches, tutorRecords } from "../tutors/service";
@@ -64,6 +64,7 @@ export const listPatients = (ctx: ServiceContext, clinicId: string, filters: Pat
 
 /** The five routes' rules, for the clinic-resource factory. */
 export const patientResource = {
+  keyset: patientRecords.keyset,
   list: (ctx, actor, filters, page) => listPatients(ctx, actor.clinicId, filters, page),
   create: createPatient,
   get: getPatient,

@@ -5,7 +5,7 @@ import { clinicRecords, recordView } from "../../db/clinic-records";
 import { invoices, patients, tutors } from "../../db/schema";
 import { assertNothingBlocks } from "../../db/delete-blockers";
 import type { ClinicResourceService } from "../../http/clinic-resource";
-import type { PageRequest } from "../../http/pagination";
+import type { PageRequest } from "../../db/keyset";
 
 import type { CreateTutorInput, UpdateTutorInput } from "./model";
 
@@ -46,6 +46,7 @@ export const listTutors = (ctx: ServiceContext, clinicId: string, filters: { q?:
 
 /** The five routes' rules, for the clinic-resource factory. */
 export const tutorResource = {
+  keyset: tutorRecords.keyset,
   list: (ctx, actor, filters, page) => listTutors(ctx, actor.clinicId, filters, page),
   create: createTutor,
   get: getTutor,

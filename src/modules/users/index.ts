@@ -6,7 +6,6 @@ import { userView } from "../auth/service";
 import { CreateUserBody, UpdateUserBody, UserListQuery, UserModel } from "./model";
 import * as usersService from "./service";
 
-const USER_LIST = { list: "users", sort: ["created_at:date", "id:text"] } as const;
 
 /** Staff management: the clinic owner's alone. */
 export const usersModule = ({ auth, services, paginator }: AppContext) =>
@@ -21,9 +20,8 @@ export const usersModule = ({ auth, services, paginator }: AppContext) =>
     .get(
       "/",
       async ({ actor, query }) => {
-        const page = paginator.cursorRequest(query, USER_LIST);
-        const rows = await usersService.listUsers(services, actor.clinicId, page);
-        return paginator.cursorPage(rows, page, USER_LIST, userView);
+        const page = paginator.request(query, usersService.USER_KEYSET);
+        return paginator.respond(page, await usersService.listUsers(services, actor.clinicId, page), usersService.USER_KEYSET, userView);
       },
       { query: UserListQuery, response: { 200: CursorPage(UserModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "List the clinic's users" } },
     )

@@ -2,7 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { isUniqueViolation, type ServiceContext } from "../../db/client";
 import { pageOf } from "../../db/clinic-records";
 import { users } from "../../db/schema";
-import type { PageRequest } from "../../http/pagination";
+import { keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { hashPassword, normalizeEmail, revokeAllSessions, userView } from "../auth/service";
@@ -31,10 +31,9 @@ export async function createUser(ctx: ServiceContext, clinicId: string, input: C
   }
 }
 
-export async function listUsers(ctx: ServiceContext, clinicId: string, page: PageRequest & { kind: "cursor" }) {
-  const { rows } = await pageOf<typeof users.$inferSelect>(ctx.db, users, [live(clinicId)], page, [users.created_at, users.id]);
-  return rows;
-}
+export const USER_KEYSET = keyset<typeof users.$inferSelect>("users", [users.created_at, users.id]);
+
+export const listUsers = (ctx: ServiceContext, clinicId: string, page: PageRequest) => pageOf(ctx.db, users, [live(clinicId)], page, USER_KEYSET);
 
 export async function getUser(ctx: ServiceContext, clinicId: string, id: string) {
   return userView(await findUser(ctx, clinicId, id));

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
 import { users, visits, type VisitStatus } from "../../db/schema";
 import type { ClinicResourceService } from "../../http/clinic-resource";
-import type { PageRequest } from "../../http/pagination";
+import type { PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
 import { dayRange } from "../../lib/time";
 import { patientRecords } from "../patients/service";
@@ -88,6 +88,7 @@ export const listVisits = (ctx: ServiceContext, clinicId: string, timeZone: stri
 
 /** The five routes' rules, for the clinic-resource factory. */
 export const visitResource = {
+  keyset: visitRecords.keyset,
   list: (ctx, actor, filters, page) => listVisits(ctx, actor.clinicId, actor.timezone, filters, page),
   create: createVisit,
   get: getVisit,
