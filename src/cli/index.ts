@@ -120,7 +120,7 @@ export async function runCli(argv: string[]): Promise<void> {
       if (values.password) throw new Error("reset-password takes the password from NEW_PASSWORD or standard input, never from the command line (it would land in the shell history)");
       const password = process.env.NEW_PASSWORD ?? (await readPasswordLine());
       if (password.length < 10 || password.length > 256) throw new Error("the new password must be 10–256 characters");
-      const { resetPassword } = await import("../modules/auth/service");
+      const { resetPassword } = await import("../modules/users/service");
       return withDatabase(async (database) => {
         const result = await resetPassword({ db: database.db, clock: systemClock }, values.email!, password);
         console.log(JSON.stringify({ msg: "password reset; every session of the user has ended", ...result }));

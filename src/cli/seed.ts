@@ -4,7 +4,8 @@ import { alerts, clinics, folioCounters, refreshTokens, invoiceItems, invoices, 
 import { DAY, HOUR, MINUTE, type Clock } from "../lib/clock";
 import { newId, randomAlphanumeric } from "../lib/crypto";
 import { createKey } from "../modules/mcp-keys/service";
-import { hashPassword, register } from "../modules/auth/service";
+import { register } from "../modules/auth/service";
+import { hashPassword } from "../modules/users/service";
 import { createReport } from "../modules/mcp-reports/service";
 import { reportTemplates } from "../modules/mcp-reports/templates";
 import { taxFor } from "../lib/money";

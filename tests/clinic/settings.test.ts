@@ -1,6 +1,6 @@
 /** Clinic settings (issuer data for SII documents) and accounts (own password, CLI reset). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { resetPassword } from "../../src/modules/auth/service";
+import { resetPassword } from "../../src/modules/users/service";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { addMember, PASSWORD, registerClinic, type ClinicSession } from "../helpers/clinic";
 import { emitted } from "../billing/helpers";

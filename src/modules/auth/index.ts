@@ -4,6 +4,7 @@ import { errorResponses } from "../../http/common-model";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/auth";
 import { ChangePasswordBody, LoginBody, MeModel, RegisterBody, SessionModel } from "./model";
 import * as auth from "./service";
+import { normalizeEmail } from "../users/service";
 
 export const REFRESH_COOKIE = "service_refresh";
 
@@ -42,7 +43,7 @@ export const authModule = (app: AppContext) => {
       "/login",
       async ({ body, request, server, set, startSession }) => {
         Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
-        const email = auth.normalizeEmail(body.email);
+        const email = normalizeEmail(body.email);
         rateLimits.assertEmailNotLocked(email);
         try {
           return await startSession(await auth.login(services, body));

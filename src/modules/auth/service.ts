@@ -4,13 +4,16 @@ import { clinics, refreshTokens, users } from "../../db/schema";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { DAY } from "../../lib/clock";
-import { isValidTimeZone, serialize } from "../../lib/time";
-import type { ClinicView, LoginInput, RegisterInput, UserView } from "./model";
+import { isValidTimeZone } from "../../lib/time";
+import { clinicView } from "../clinic/service";
+import type { ClinicView } from "../clinic/model";
+import { hashPassword, normalizeEmail, userView } from "../users/service";
+import type { UserView } from "../users/model";
+import type { LoginInput, RegisterInput } from "./model";
 
 export const REFRESH_TOKEN_TTL_MS = 7 * DAY;
 
 type UserRow = typeof users.$inferSelect;
-type ClinicRow = typeof clinics.$inferSelect;
 
 export interface Session {
   user: UserView;
@@ -19,16 +22,9 @@ export interface Session {
   refreshToken: string;
 }
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-export function userView(row: UserRow): UserView {
-  const { password_hash: _secret, deleted_at: _deleted, ...visible } = row;
-  return serialize(visible);
-}
 
-export const clinicView = (row: ClinicRow): ClinicView => serialize(row);
 
-export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
 
 /** Verified against when the email is unknown, so both failures take similar time. */
 let decoyHash: Promise<string> | undefined;
@@ -160,21 +156,7 @@ export async function changePassword(ctx: ServiceContext, userId: string, input:
   });
 }
 
-/** The CLI's reset for a forgotten password: by email, ending every session of that user. */
-export async function resetPassword(ctx: ServiceContext, email: string, newPassword: string): Promise<{ user_id: string; email: string }> {
-  const [user] = await ctx.db.select().from(users).where(and(eq(users.email, normalizeEmail(email)), isNull(users.deleted_at)));
-  if (!user) throw new Error(`no user with the email ${normalizeEmail(email)}`);
-  const hash = await hashPassword(newPassword);
-  await ctx.db.transaction(async (tx) => {
-    await tx.update(users).set({ password_hash: hash, updated_at: ctx.clock.now() }).where(eq(users.id, user.id));
-    await revokeFamilies({ db: tx, clock: ctx.clock }, eq(refreshTokens.user_id, user.id));
-  });
-  return { user_id: user.id, email: user.email };
-}
 
-export async function revokeAllSessions(ctx: ServiceContext, userId: string): Promise<void> {
-  await revokeFamilies(ctx, eq(refreshTokens.user_id, userId));
-}
 
 async function revokeFamilies(ctx: ServiceContext, which: ReturnType<typeof and> | ReturnType<typeof eq>): Promise<void> {
   await ctx.db.update(refreshTokens).set({ revoked_at: ctx.clock.now() }).where(and(which, isNull(refreshTokens.revoked_at)));

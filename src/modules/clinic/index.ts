@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses } from "../../http/common-model";
-import { ClinicModel } from "../auth/model";
-import { UpdateClinicBody } from "./model";
+import { ClinicModel, UpdateClinicBody } from "./model";
 import * as clinicService from "./service";
 
 /** The clinic's own settings: every role reads them, the owner changes them. */

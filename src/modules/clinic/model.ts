@@ -1,5 +1,23 @@
 import { t } from "elysia";
-import { Currency, StrictInteger } from "../../http/common-model";
+import { Currency, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
+
+export const ClinicModel = t.Object({
+  id: Uuid,
+  name: t.String(),
+  legal_name: t.Union([t.String(), t.Null()], { description: "Razón social (SII issuer)" }),
+  rut: t.Union([t.String(), t.Null()], { description: "The clinic's RUT, 12.345.678-5" }),
+  address: t.Union([t.String(), t.Null()]),
+  giro: t.Union([t.String(), t.Null()], { description: "Business activity (SII issuer)" }),
+  timezone: t.String(),
+  currency: t.String(),
+  tax_rate_bps: t.Integer(),
+  plan: t.String(),
+  burst_per_minute: t.Union([t.Integer(), t.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export type ClinicView = typeof ClinicModel.static;
 
 const optionalNullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
 

@@ -4,8 +4,11 @@ import { clinics, invoices, payments } from "../../db/schema";
 import { AppError, type FieldError } from "../../lib/errors";
 import { normalizeRut } from "../../lib/rut";
 import { isValidTimeZone } from "../../lib/time";
-import { clinicView } from "../auth/service";
-import type { UpdateClinicInput } from "./model";
+import { serialize } from "../../lib/time";
+import type { ClinicView, UpdateClinicInput } from "./model";
+
+export const clinicView = (row: typeof clinics.$inferSelect): ClinicView => serialize(row);
+
 
 export async function getClinic(ctx: ServiceContext, clinicId: string) {
   const [row] = await ctx.db.select().from(clinics).where(eq(clinics.id, clinicId));

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
 import { CursorPage } from "../../http/pagination";
-import { userView } from "../auth/service";
+import { userView } from "./service";
 import { CreateUserBody, UpdateUserBody, UserListQuery, UserModel } from "./model";
 import * as usersService from "./service";
 

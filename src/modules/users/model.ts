@@ -1,6 +1,22 @@
 import { t } from "elysia";
-import { Email, Password, UserModel } from "../auth/model";
+import { Timestamp, Uuid } from "../../http/common-model";
 import { cursorQueryFields } from "../../http/pagination";
+
+export const Email = t.String({ format: "email", maxLength: 254, examples: ["owner@clinic.cl"] });
+export const Password = t.String({ minLength: 10, maxLength: 256, description: "10–256 characters" });
+export const RoleSchema = t.Union([t.Literal("owner"), t.Literal("vet"), t.Literal("staff")]);
+
+export const UserModel = t.Object({
+  id: Uuid,
+  clinic_id: Uuid,
+  email: t.String(),
+  name: t.String(),
+  role: RoleSchema,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export type UserView = typeof UserModel.static;
 
 export const StaffRole = t.Union([t.Literal("vet"), t.Literal("staff")]);
 
@@ -22,6 +38,5 @@ export const UpdateUserBody = t.Object(
 
 export const UserListQuery = t.Object({ ...cursorQueryFields });
 
-export { UserModel };
 export type CreateUserInput = typeof CreateUserBody.static;
 export type UpdateUserInput = typeof UpdateUserBody.static;

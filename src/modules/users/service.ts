@@ -1,12 +1,41 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { isUniqueViolation, type ServiceContext } from "../../db/client";
 import { pageOf } from "../../db/clinic-records";
-import { users } from "../../db/schema";
+import { refreshTokens, users } from "../../db/schema";
 import { keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
-import { hashPassword, normalizeEmail, revokeAllSessions, userView } from "../auth/service";
-import type { CreateUserInput, UpdateUserInput } from "./model";
+import { serialize } from "../../lib/time";
+import type { CreateUserInput, UpdateUserInput, UserView } from "./model";
+
+type UserRow = typeof users.$inferSelect;
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** A user as the API shows it: never the password hash. */
+export function userView(row: UserRow): UserView {
+  const { password_hash: _secret, deleted_at: _deleted, ...visible } = row;
+  return serialize(visible);
+}
+
+export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
+
+/** Ends every session of a user (every refresh-token family). */
+export async function revokeAllSessions(ctx: ServiceContext, userId: string): Promise<void> {
+  await ctx.db.update(refreshTokens).set({ revoked_at: ctx.clock.now() }).where(and(eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at)));
+}
+
+/** The CLI's reset for a forgotten password: by email, ending every session of that user. */
+export async function resetPassword(ctx: ServiceContext, email: string, newPassword: string): Promise<{ user_id: string; email: string }> {
+  const [user] = await ctx.db.select().from(users).where(and(eq(users.email, normalizeEmail(email)), isNull(users.deleted_at)));
+  if (!user) throw new Error(`no user with the email ${normalizeEmail(email)}`);
+  const hash = await hashPassword(newPassword);
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(users).set({ password_hash: hash, updated_at: ctx.clock.now() }).where(eq(users.id, user.id));
+    await revokeAllSessions({ db: tx, clock: ctx.clock }, user.id);
+  });
+  return { user_id: user.id, email: user.email };
+}
 
 const live = (clinicId: string) => and(eq(users.clinic_id, clinicId), isNull(users.deleted_at));
 
