@@ -1,4 +1,3 @@
-import { jwt } from "@elysiajs/jwt";
 import { and, eq, isNull } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { Config } from "../config";
@@ -6,10 +5,10 @@ import type { Db } from "../db/client";
 import { clinics, users, type Role } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/errors";
+import { accessTokens } from "./access-token";
 import type { RestRateLimits } from "./rate-limit";
 import { requestState } from "./request-context";
-
-export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+import { userRateLimit } from "./user-rate-limit";
 
 /** Who is calling: loaded from the database on every call, so deleted users and role changes apply at once. */
 export interface Actor {
@@ -18,12 +17,6 @@ export interface Actor {
   role: Role;
   email: string;
   clinic: { id: string; timezone: string; currency: string; tax_rate_bps: number };
-}
-
-export interface AccessClaims {
-  sub: string;
-  clinic_id: string;
-  role: Role;
 }
 
 export interface AuthGuardDeps {
@@ -40,62 +33,37 @@ function bearerToken(header: string | null): string {
   return match[1]!;
 }
 
+/** The caller of a verified token, with the clinic settings routes need; undefined when the user is gone. */
+async function loadActor(db: Db, userId: string, clinicId: string): Promise<Actor | undefined> {
+  const [row] = await db
+    .select({ userId: users.id, email: users.email, role: users.role, clinicId: clinics.id, timezone: clinics.timezone, currency: clinics.currency, tax_rate_bps: clinics.tax_rate_bps })
+    .from(users)
+    .innerJoin(clinics, eq(clinics.id, users.clinic_id))
+    .where(and(eq(users.id, userId), eq(users.clinic_id, clinicId), isNull(users.deleted_at)))
+    .limit(1);
+  if (!row) return undefined;
+  return { userId: row.userId, clinicId: row.clinicId, role: row.role, email: row.email, clinic: { id: row.clinicId, timezone: row.timezone, currency: row.currency, tax_rate_bps: row.tax_rate_bps } };
+}
+
 /**
- * Access tokens (HS256 only, 15 minutes) and the `auth` route option: `auth: true` requires a
- * valid token of a live user; `auth: ["owner"]` also requires one of those roles.
+ * The `auth` route option: `auth: true` requires a valid access token of a live user;
+ * `auth: ["owner"]` also requires one of those roles. It resolves the actor (loaded on every
+ * call, so deleted users and role changes apply at once); the token plugin verifies, the
+ * per-user limit counts the call.
  */
-export const authGuard = ({ db, clock, config, rateLimits }: AuthGuardDeps) =>
-  new Elysia({ name: "auth-guard" })
-    .use(jwt({ name: "accessJwt", secret: config.jwtSecret, alg: "HS256" }))
-    .derive({ as: "global" }, ({ accessJwt }) => ({
-      /** Signs an access token for a user; `exp` follows the injected clock. */
-      signAccessToken: (claims: AccessClaims) =>
-        accessJwt.sign({ ...claims, exp: Math.floor(clock.now().getTime() / 1000) + ACCESS_TOKEN_TTL_SECONDS }),
-    }))
-    .macro({
-      auth: (roles: true | readonly Role[]) => ({
-        async resolve({ request, accessJwt, set }) {
-          const token = bearerToken(request.headers.get("authorization"));
-          const verified = await accessJwt.verify(token, { algorithms: ["HS256"], currentDate: clock.now() });
-          if (!verified) {
-            // A genuine token whose only fault is its age is reported as expired.
-            const genuine = await accessJwt.verify(token, { algorithms: ["HS256"], currentDate: new Date(0) });
-            throw genuine
-              ? new AppError("TOKEN_EXPIRED", "The access token has expired; refresh it")
-              : new AppError("INVALID_TOKEN", "The access token is not valid");
-          }
-          const { sub, clinic_id: clinicId } = verified as Partial<AccessClaims>;
-          if (typeof sub !== "string" || typeof clinicId !== "string") {
-            throw new AppError("INVALID_TOKEN", "The access token is not valid");
-          }
-          const [row] = await db
-            .select({
-              userId: users.id,
-              email: users.email,
-              role: users.role,
-              clinicId: clinics.id,
-              timezone: clinics.timezone,
-              currency: clinics.currency,
-              tax_rate_bps: clinics.tax_rate_bps,
-            })
-            .from(users)
-            .innerJoin(clinics, eq(clinics.id, users.clinic_id))
-            .where(and(eq(users.id, sub), eq(users.clinic_id, clinicId), isNull(users.deleted_at)))
-            .limit(1);
-          if (!row) throw new AppError("INVALID_TOKEN", "The access token's user no longer exists");
-          requestState(request).clinicId = row.clinicId;
-          Object.assign(set.headers, rateLimits.admitUserCall(row.userId));
-          if (roles !== true && !roles.includes(row.role)) {
-            throw new AppError("FORBIDDEN", `This action needs the role ${roles.join(" or ")}`);
-          }
-          const actor: Actor = {
-            userId: row.userId,
-            clinicId: row.clinicId,
-            role: row.role,
-            email: row.email,
-            clinic: { id: row.clinicId, timezone: row.timezone, currency: row.currency, tax_rate_bps: row.tax_rate_bps },
-          };
-          return { actor };
-        },
-      }),
-    });
+export const authGuard = ({ db, clock, config, rateLimits }: AuthGuardDeps) => {
+  const countCall = userRateLimit(rateLimits);
+  return new Elysia({ name: "auth-guard" }).use(accessTokens({ config, clock })).macro({
+    auth: (roles: true | readonly Role[]) => ({
+      async resolve({ request, verifyAccessToken, set }) {
+        const { userId, clinicId } = await verifyAccessToken(bearerToken(request.headers.get("authorization")));
+        const actor = await loadActor(db, userId, clinicId);
+        if (!actor) throw new AppError("INVALID_TOKEN", "The access token's user no longer exists");
+        requestState(request).clinicId = actor.clinicId;
+        countCall(actor.userId, set.headers);
+        if (roles !== true && !roles.includes(actor.role)) throw new AppError("FORBIDDEN", `This action needs the role ${roles.join(" or ")}`);
+        return { actor };
+      },
+    }),
+  });
+};

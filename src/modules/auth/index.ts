@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses } from "../../http/common-model";
-import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/auth";
+import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/access-token";
 import { ChangePasswordBody, LoginBody, MeModel, RegisterBody, SessionModel } from "./model";
 import * as auth from "./service";
 import { normalizeEmail } from "../users/service";
