@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { invoicesController } from "./invoices.controller";
-import { paymentsController, refundsController } from "./payments.controller";
-import { siiController } from "./sii.controller";
+import { invoicesController } from "./invoices";
+import { paymentsController } from "./payments";
+import { refundsController } from "./refunds";
+import { siiController } from "./sii";
 
 /** Billing: invoices, payments, refunds and SII tax documents; money in integers. */
 export const billingModule = (context: AppContext) =>

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import type { AppContext } from "../../context";
-import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import type { AppContext } from "../../../context";
+import { errorResponses, IdParams } from "../../../http/common-model";
+import { CursorPage } from "../../../http/pagination";
 import { CreateInvoiceBody, InvoiceListQuery, InvoiceModel, UpdateInvoiceBody } from "./model";
-import * as invoicesService from "./invoices.service";
+import * as invoicesService from "./service";
 
 const created = { 200: InvoiceModel, 201: InvoiceModel };
 

@@ -1,13 +1,13 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
-import { isUniqueViolation, type ServiceContext, type Tx } from "../../db/client";
-import { clinicRecords, recordView, liveIn } from "../../db/clinic-records";
-import { clinics, folioCounters, invoices, taxDocuments } from "../../db/schema";
-import type { PageRequest } from "../../db/keyset";
-import { newId } from "../../lib/crypto";
-import { AppError } from "../../lib/errors";
-import { normalizeRut } from "../../lib/rut";
-import { dayRange } from "../../lib/time";
-import { lockInvoice } from "./invoices.service";
+import { isUniqueViolation, type ServiceContext, type Tx } from "../../../db/client";
+import { clinicRecords, recordView, liveIn } from "../../../db/clinic-records";
+import { clinics, folioCounters, invoices, taxDocuments } from "../../../db/schema";
+import type { PageRequest } from "../../../db/keyset";
+import { newId } from "../../../lib/crypto";
+import { AppError } from "../../../lib/errors";
+import { normalizeRut } from "../../../lib/rut";
+import { dayRange } from "../../../lib/time";
+import { lockInvoice } from "../invoices/service";
 import type { CreateTaxDocumentInput } from "./model";
 
 export const taxDocumentRecords = clinicRecords(taxDocuments, "Tax document");

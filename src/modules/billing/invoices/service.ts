@@ -1,14 +1,14 @@
 import { and, asc, count, eq, gte, inArray, lt } from "drizzle-orm";
-import type { ServiceContext, Tx } from "../../db/client";
-import { clinicRecords, liveIn, recordView } from "../../db/clinic-records";
-import { invoiceItems, invoices, payments, type InvoiceStatus } from "../../db/schema";
-import type { PageRequest } from "../../db/keyset";
-import { newId } from "../../lib/crypto";
-import { AppError, type FieldError } from "../../lib/errors";
-import { invoiceTotals, lineTotal } from "../../lib/money";
-import { dayRange } from "../../lib/time";
-import { tutorRecords } from "../tutors/service";
-import { visitRecords } from "../visits/service";
+import type { ServiceContext, Tx } from "../../../db/client";
+import { clinicRecords, liveIn, recordView } from "../../../db/clinic-records";
+import { invoiceItems, invoices, payments, type InvoiceStatus } from "../../../db/schema";
+import type { PageRequest } from "../../../db/keyset";
+import { newId } from "../../../lib/crypto";
+import { AppError, type FieldError } from "../../../lib/errors";
+import { invoiceTotals, lineTotal } from "../../../lib/money";
+import { dayRange } from "../../../lib/time";
+import { tutorRecords } from "../../tutors/service";
+import { visitRecords } from "../../visits/service";
 import type { CreateInvoiceInput, UpdateInvoiceInput } from "./model";
 
 export const invoiceRecords = clinicRecords(invoices, "Invoice");

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import type { AppContext } from "../../context";
-import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import type { AppContext } from "../../../context";
+import { errorResponses, IdParams } from "../../../http/common-model";
+import { CursorPage } from "../../../http/pagination";
 import { CreateTaxDocumentBody, TaxDocumentListQuery, TaxDocumentModel } from "./model";
-import * as sii from "./sii.service";
+import * as sii from "./service";
 
 
 export const siiController = ({ auth, idempotency, services, paginator }: AppContext) =>

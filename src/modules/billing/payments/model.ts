@@ -1,0 +1,25 @@
+import { t } from "elysia";
+import { PAYMENT_METHODS } from "../../../db/schema";
+import { DateFilters, Money, NullableString, Timestamp, Uuid, ValueList } from "../../../http/common-model";
+import { cursorQueryFields, orderQueryField } from "../../../http/pagination";
+import { record } from "../record-model";
+
+export const PaymentModel = t.Object({
+  ...record,
+  invoice_id: Uuid,
+  amount: t.Integer(),
+  currency: t.String(),
+  method: t.String(),
+  reference: NullableString(),
+  paid_at: Timestamp,
+  refunded_amount: t.Integer(),
+});
+export const CreatePaymentBody = t.Object({
+  invoice_id: Uuid,
+  amount: Money({ minimum: 1 }),
+  method: t.Union(PAYMENT_METHODS.map((m) => t.Literal(m))),
+  reference: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
+});
+export const PaymentListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField, ...DateFilters, invoice_id: t.Optional(Uuid), method: t.Optional(ValueList(PAYMENT_METHODS)) });
+
+export type CreatePaymentInput = typeof CreatePaymentBody.static;

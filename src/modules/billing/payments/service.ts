@@ -1,0 +1,66 @@
+import { eq, gte, inArray, lt } from "drizzle-orm";
+import type { ServiceContext, Tx } from "../../../db/client";
+import { clinicRecords, recordView } from "../../../db/clinic-records";
+import { invoices, payments } from "../../../db/schema";
+import type { PageRequest } from "../../../db/keyset";
+import { newId } from "../../../lib/crypto";
+import { AppError } from "../../../lib/errors";
+import { dayRange } from "../../../lib/time";
+import { lockInvoice } from "../invoices/service";
+import type { CreatePaymentInput } from "./model";
+
+export const paymentRecords = clinicRecords(payments, "Payment");
+
+export const paymentView = (row: typeof payments.$inferSelect) => recordView(row);
+
+/** The invoice follows what it has been paid: `paid` exactly when covered. */
+export async function setPaidAmount(tx: Tx, invoice: typeof invoices.$inferSelect, paidAmount: number, now: Date) {
+  const covered = paidAmount === invoice.total_amount;
+  await tx
+    .update(invoices)
+    .set({ paid_amount: paidAmount, status: covered ? "paid" : invoice.status === "paid" ? "emitted" : invoice.status, paid_at: covered ? (invoice.paid_at ?? now) : null, updated_at: now })
+    .where(eq(invoices.id, invoice.id));
+}
+
+/**
+ * A payment on an emitted invoice, never above its balance. The invoice row is locked for the
+ * transaction, so concurrent payments are serialized and can never overpay it.
+ */
+export async function createPayment(ctx: ServiceContext, clinicId: string, input: CreatePaymentInput) {
+  return ctx.db.transaction(async (tx) => {
+    const invoice = await lockInvoice(tx, clinicId, input.invoice_id);
+    if (!invoice) throw AppError.validation([{ path: "body.invoice_id", message: "No such invoice in this clinic" }]);
+    if (invoice.status !== "emitted" && invoice.status !== "paid") {
+      const hint = invoice.status === "draft" ? "; emit it first" : "";
+      throw new AppError("INVALID_STATE_TRANSITION", `A ${invoice.status} invoice cannot take payments${hint}`, { status: invoice.status });
+    }
+    const balance = invoice.total_amount - invoice.paid_amount;
+    if (input.amount > balance) {
+      throw new AppError("AMOUNT_EXCEEDS_BALANCE", `The amount ${input.amount} exceeds the invoice balance ${balance}`, { balance, amount: input.amount });
+    }
+    const now = ctx.clock.now();
+    const [row] = await tx
+      .insert(payments)
+      .values({ id: newId(), clinic_id: clinicId, invoice_id: invoice.id, amount: input.amount, currency: invoice.currency, method: input.method, reference: input.reference ?? null, paid_at: now, created_at: now, updated_at: now })
+      .returning();
+    await setPaidAmount(tx, invoice, invoice.paid_amount + input.amount, now);
+    return paymentView(row!);
+  });
+}
+
+export const getPayment = async (ctx: ServiceContext, clinicId: string, id: string) => paymentView(await paymentRecords.find(ctx, clinicId, id));
+
+export function listPayments(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { invoice_id?: string; method?: string; date_from?: string; date_to?: string }, page: PageRequest) {
+  const range = dayRange(filters.date_from, filters.date_to, timeZone);
+  return paymentRecords.page(
+    ctx,
+    clinicId,
+    [
+      filters.invoice_id ? eq(payments.invoice_id, filters.invoice_id) : undefined,
+      filters.method ? inArray(payments.method, filters.method.split(",")) : undefined,
+      range.from ? gte(payments.paid_at, range.from) : undefined,
+      range.to ? lt(payments.paid_at, range.to) : undefined,
+    ],
+    page,
+  );
+}

@@ -1,0 +1,14 @@
+import { t } from "elysia";
+import { DateFilters, Money, NullableString, Timestamp, Uuid } from "../../../http/common-model";
+import { cursorQueryFields } from "../../../http/pagination";
+import { record } from "../record-model";
+
+export const RefundModel = t.Object({ ...record, payment_id: Uuid, invoice_id: Uuid, amount: t.Integer(), currency: t.String(), reason: NullableString(), refunded_at: Timestamp });
+export const CreateRefundBody = t.Object({
+  payment_id: Uuid,
+  amount: Money({ minimum: 1 }),
+  reason: t.Optional(t.Union([t.String({ maxLength: 500 }), t.Null()])),
+});
+export const RefundListQuery = t.Object({ ...cursorQueryFields, ...DateFilters, payment_id: t.Optional(Uuid), invoice_id: t.Optional(Uuid) });
+
+export type CreateRefundInput = typeof CreateRefundBody.static;
