@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { addMember, registerClinic, type ClinicSession } from "../helpers/clinic";
+import { createTestApp, type TestApp } from "../../helpers/app";
+import { addMember, registerClinic, type ClinicSession } from "../../helpers/clinic";
 
 let t: TestApp;
 let owner: ClinicSession;

@@ -1,9 +1,9 @@
 /** Name search ignores accents and case, on both databases, served by the trigram index on fold_name(name). */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { registerClinic, type ClinicSession } from "../helpers/clinic";
-import { databaseKind } from "../helpers/database";
+import { createTestApp, type TestApp } from "../../helpers/app";
+import { registerClinic, type ClinicSession } from "../../helpers/clinic";
+import { databaseKind } from "../../helpers/database";
 
 let t: TestApp;
 let owner: ClinicSession;

@@ -1,8 +1,8 @@
 /** Deleting a tutor or patient with open work is 409 naming what blocks it; history stays; the board never shows deleted records. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { registerClinic, type ClinicSession } from "../helpers/clinic";
-import { draft, emitted, pay } from "../billing/helpers";
+import { createTestApp, type TestApp } from "../../helpers/app";
+import { registerClinic, type ClinicSession } from "../../helpers/clinic";
+import { draft, emitted, pay } from "../../billing/helpers";
 
 let t: TestApp;
 let owner: ClinicSession;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { tutors } from "../../src/db/schema";
-import { newId } from "../../src/lib/crypto";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { registerClinic, type ClinicSession } from "../helpers/clinic";
+import { tutors } from "../../../src/db/schema";
+import { newId } from "../../../src/lib/crypto";
+import { createTestApp, type TestApp } from "../../helpers/app";
+import { registerClinic, type ClinicSession } from "../../helpers/clinic";
 
 let t: TestApp;
 let owner: ClinicSession;

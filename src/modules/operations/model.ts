@@ -1,0 +1,15 @@
+import { t } from "elysia";
+import { NullableString, Uuid } from "../../http/common-model";
+import { cursorQueryFields } from "../../http/pagination";
+import { VisitFilterFields, VisitModel } from "../visits/model";
+
+/** A visit on the board, with who the patient and tutor are (null when deleted). */
+export const BoardVisit = t.Composite([
+  VisitModel,
+  t.Object({
+    patient: t.Union([t.Object({ id: Uuid, name: t.String(), species: t.String() }), t.Null()]),
+    tutor: t.Union([t.Object({ id: Uuid, name: t.String(), phone: NullableString() }), t.Null()]),
+  }),
+]);
+
+export const BoardQuery = t.Object({ ...cursorQueryFields, ...VisitFilterFields });

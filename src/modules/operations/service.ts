@@ -1,0 +1,37 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { ServiceContext } from "../../db/client";
+import { liveIn } from "../../db/clinic-records";
+import { afterKeyset, ascending, keyset, type Page, type PageRequest } from "../../db/keyset";
+import { patients, tutors, visits } from "../../db/schema";
+import type { VisitFilters } from "../visits/model";
+import { visitConditions, visitView } from "../visits/service";
+
+/** The board's order: by scheduled time, then id (its keyset follows the query below). */
+const BOARD_ORDER = [visits.scheduled_at, visits.id];
+
+/** The day board: visits in scheduled order with who the patient and tutor are, in one query. */
+export async function boardPage(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest): Promise<Page<BoardRow>> {
+  return { rows: await boardRows(ctx, clinicId, timeZone, filters, page.kind === "cursor" ? page : { kind: "cursor", limit: page.limit, after: null }), total: null };
+}
+
+function boardRows(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest & { kind: "cursor" }) {
+  return ctx.db
+    .select({
+      visit: visits,
+      patient: { id: patients.id, name: patients.name, species: patients.species },
+      tutor: { id: tutors.id, name: tutors.name, phone: tutors.phone },
+    })
+    .from(visits)
+    // A deleted patient or tutor never shows in the board's summaries (null instead).
+    .leftJoin(patients, and(eq(patients.id, visits.patient_id), eq(patients.clinic_id, clinicId), isNull(patients.deleted_at)))
+    .leftJoin(tutors, and(eq(tutors.id, patients.tutor_id), eq(tutors.clinic_id, clinicId), isNull(tutors.deleted_at)))
+    .where(and(liveIn(visits, clinicId), ...visitConditions(filters, timeZone), afterKeyset(BOARD_ORDER, page.after)))
+    .orderBy(...ascending(BOARD_ORDER))
+    .limit(page.limit + 1);
+}
+
+export type BoardRow = Awaited<ReturnType<typeof boardRows>>[number];
+export const BOARD_KEYSET = keyset<BoardRow>("operations_visits", BOARD_ORDER, (row) => [row.visit.scheduled_at, row.visit.id]);
+
+/** A board row as the API shows it. */
+export const boardView = (row: BoardRow) => ({ ...visitView(row.visit), patient: row.patient, tutor: row.tutor });
