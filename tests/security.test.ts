@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "./helpers/app";
-import { addMember, registerClinic, type ClinicSession } from "./helpers/clinic";
+import { describe, expect, test } from "bun:test";
+import type { TestApp } from "./helpers/app";
+import type { ClinicSession } from "./helpers/clinic";
 import { PROTECTED_ROUTES, PUBLIC_ROUTES, type ProtectedRoute } from "./helpers/protected-routes";
+import { useClinicApp } from "./helpers/fixture";
 
 /** The shared security suite: every protected route, attacked without a token, from another clinic, and with the wrong role. */
 let t: TestApp;
@@ -9,13 +10,7 @@ let owner: ClinicSession;
 let staff: ClinicSession;
 let intruder: ClinicSession;
 
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-  staff = await addMember(t, owner, "staff");
-  intruder = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner, staff, other: intruder } = made), { otherClinic: true, members: ["staff"] });
 
 const label = (r: ProtectedRoute) => `${r.method} ${r.path}`;
 const resolvePath = (r: ProtectedRoute, id: string | undefined, path = r.path) => `/api/v1${path.replace(":id", id ?? "00000000-0000-7000-8000-000000000000")}`;

@@ -8,10 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function countRows(table: "users" | "clinics" | "refresh_tokens"): Promise<number> {
-  const [row] = await t.database.query<{ n: number }>(`select count(*)::int as n from ${table}`);
-  return row!.n;
-}
+const countRows = (table: "users" | "clinics" | "refresh_tokens") => t.count(table);
 
 const refresh = (cookie: string) => t.request("POST", "/api/v1/auth/refresh", { headers: { cookie } });
 

@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { describe, expect, test } from "bun:test";
+import type { TestApp } from "../helpers/app";
 import { addMember, PASSWORD, refreshCookieOf, registerClinic, uniqueEmail, type ClinicSession } from "../helpers/clinic";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made));
 
 const liveUsers = async (clinicId: string) =>
   (await t.database.query<{ n: number }>("select count(*)::int as n from users where clinic_id = $1 and deleted_at is null", [clinicId]))[0]!.n;

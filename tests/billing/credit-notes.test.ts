@@ -1,17 +1,14 @@
 /** A nota de crédito (61) cancels its sale: payments must be refunded first; the invoice becomes `credited`. */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { registerClinic, type ClinicSession } from "../helpers/clinic";
+import { expect, test } from "bun:test";
+import type { TestApp } from "../helpers/app";
+import type { ClinicSession } from "../helpers/clinic";
 import { createKey, invoke } from "../mcp/helpers";
 import { emitted, pay, tutorFor } from "./helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t, { timezone: "America/Santiago" });
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made), { clinic: { timezone: "America/Santiago" } });
 
 const issue = (json: unknown) => owner.as("POST", "/api/v1/billing/sii/documents", { json });
 

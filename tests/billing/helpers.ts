@@ -25,4 +25,3 @@ export const emitted = async (owner: ClinicSession, items: { quantity: number; u
 export const pay = (owner: ClinicSession, invoiceId: string, amount: unknown, headers: Record<string, string> = {}) =>
   owner.as("POST", "/api/v1/billing/payments", { json: { invoice_id: invoiceId, amount, method: "card" }, headers });
 
-export const rowCount = async (query: (text: string) => Promise<{ n: number }[]>, table: string) => (await query(`select count(*)::int as n from ${table}`))[0]!.n;

@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { describe, expect, test } from "bun:test";
+import type { TestApp } from "../helpers/app";
 import { registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { draft, emitted, pay, tutorFor } from "./helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made));
 
-const count = async (table: string) => (await t.database.query<{ n: number }>(`select count(*)::int as n from ${table}`))[0]!.n;
+const count = (table: string) => t.count(table);
 const invoice = (id: string) => owner.as("GET", `/api/v1/billing/invoices/${id}`);
 
 describe("invoice life cycle with exact money", () => {

@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { describe, expect, test } from "bun:test";
+import type { TestApp } from "../helpers/app";
 import { addMember, registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { emitted, pay, draft } from "./helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made));
 
-const count = async (table: string) => (await t.database.query<{ n: number }>(`select count(*)::int as n from ${table}`))[0]!.n;
+const count = (table: string) => t.count(table);
 const invoice = async (id: string) => (await owner.as("GET", `/api/v1/billing/invoices/${id}`)).body;
 const refund = (paymentId: string, amount: unknown, headers: Record<string, string> = {}) =>
   owner.as("POST", "/api/v1/billing/refunds", { json: { payment_id: paymentId, amount, reason: "error" }, headers });

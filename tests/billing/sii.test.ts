@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { describe, expect, test } from "bun:test";
+import type { TestApp } from "../helpers/app";
 import { registerClinic, type ClinicSession } from "../helpers/clinic";
 import { draft, emitted, pay } from "./helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made));
 
 const issue = (who: ClinicSession, json: Record<string, unknown>) => who.as("POST", "/api/v1/billing/sii/documents", { json });
 const documents = async () => (await t.database.query<{ n: number }>("select count(*)::int as n from tax_documents"))[0]!.n;

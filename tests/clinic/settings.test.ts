@@ -1,17 +1,14 @@
 /** Clinic settings (issuer data for SII documents) and accounts (own password, CLI reset). */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { resetPassword } from "../../src/modules/users/service";
-import { createTestApp, type TestApp } from "../helpers/app";
+import type { TestApp } from "../helpers/app";
 import { addMember, PASSWORD, registerClinic, type ClinicSession } from "../helpers/clinic";
 import { emitted } from "../billing/helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t, { timezone: "America/Santiago" });
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made), { clinic: { timezone: "America/Santiago" } });
 
 describe("GET and PATCH /clinic", () => {
   test("every role reads the settings; the owner changes them, the RUT verified and normalized", async () => {

@@ -37,6 +37,8 @@ export interface TestApp extends BuiltApp {
   logLines: string[];
   /** Sends a request to the app; `json` bodies are serialized, `token` becomes a Bearer header. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Rows in a table (all clinics), for "wrote nothing" checks. */
+  count(table: string): Promise<number>;
   /** Runs shutdown work and drops the database it created (call in afterAll). */
   close(): Promise<void>;
 }
@@ -89,7 +91,8 @@ export async function createTestApp(options: { config?: Partial<Config>; clock?:
     await built.context.lifecycle.beforeClose();
     if (!options.database) await database.destroy();
   };
-  return { ...built, clock, database, logLines, request, close };
+  const count = async (table: string) => Number((await database.query<{ n: number }>(`select count(*)::int as n from ${table}`))[0]!.n);
+  return { ...built, clock, database, logLines, request, count, close };
 }
 
 export { silentLogger };

@@ -1,21 +1,18 @@
 /** Dates, timestamps and money at and past their bounds: 422 naming the field, or exact. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { registerClinic, type ClinicSession } from "../helpers/clinic";
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { ClinicSession } from "../helpers/clinic";
 import { tutorFor } from "../billing/helpers";
+import { useClinicApp } from "../helpers/fixture";
 
-let t: TestApp;
 let owner: ClinicSession;
 let patientId: string;
 
+useClinicApp((made) => ({ owner } = made), { clinic: { timezone: "America/Santiago" } });
 beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t, { timezone: "America/Santiago" });
   const tutorId = await tutorFor(owner);
   const patient = await owner.as("POST", "/api/v1/patients", { json: { tutor_id: tutorId, name: "Luna", species: "dog" } });
   patientId = patient.body.id;
 });
-afterAll(() => t.close());
 
 const paths = (body: { details?: { fields?: { path: string; message: string }[] } }) => body.details?.fields?.map((f) => f.path) ?? [];
 

@@ -3,11 +3,12 @@
  * and every query parameter, each class of bad value must answer a 4xx in the error envelope
  * with X-Request-ID, and write nothing. New routes and fields join the suite without edits.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { createTestApp, type TestApp, type TestResponse } from "../helpers/app";
-import { registerClinic, type ClinicSession } from "../helpers/clinic";
+import { type TestApp, type TestResponse } from "../helpers/app";
+import type { ClinicSession } from "../helpers/clinic";
 import { createKey } from "../mcp/helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 type Schema = {
   type?: string;
@@ -39,15 +40,13 @@ let owner: ClinicSession;
 let mcpKey: string;
 let routes: Route[];
 
+useClinicApp((made) => ({ t, owner } = made));
 beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
   mcpKey = (await createKey(owner)).api_key;
   routes = (t.app.routes as { method: string; path: string; hooks?: { body?: Schema; query?: Schema } }[])
     .filter((r) => r.path.startsWith("/api/v1/") || r.path.startsWith("/mcp"))
     .map((r) => ({ method: r.method, path: r.path.replace(/\/$/, "").replaceAll(/:[a-z_]+/g, ZERO_UUID), body: r.hooks?.body, query: r.hooks?.query }));
 });
-afterAll(() => t.close());
 
 /** Every row of every table of the service, so "writes nothing" covers tables a test forgets. */
 async function totalRows(): Promise<number> {

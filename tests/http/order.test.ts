@@ -1,17 +1,14 @@
 /** `order=desc` (newest first) on the usage log, invoices and payments, with stable cursors bound to their direction. */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { registerClinic, type ClinicSession } from "../helpers/clinic";
+import { expect, test } from "bun:test";
+import type { TestApp } from "../helpers/app";
+import type { ClinicSession } from "../helpers/clinic";
 import { draft } from "../billing/helpers";
 import { createKey, invoke } from "../mcp/helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made));
 
 async function walk(path: string): Promise<string[]> {
   const ids: string[] = [];

@@ -1,19 +1,18 @@
 /** A failing statement's bound values (password hashes, key digests) never reach the log. */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { PASSWORD, registerClinic, uniqueEmail, type ClinicSession } from "../helpers/clinic";
+import { beforeAll, expect, test } from "bun:test";
+import type { TestApp } from "../helpers/app";
+import { PASSWORD, uniqueEmail, type ClinicSession } from "../helpers/clinic";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
 
+useClinicApp((made) => ({ t, owner } = made));
 beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
   // Every new user and key is now refused by the database after its values were bound.
   await t.database.query("alter table users add constraint refuse_new_users check (created_at < '2000-01-01') not valid");
   await t.database.query("alter table api_keys add constraint refuse_new_keys check (created_at < '2000-01-01') not valid");
 });
-afterAll(() => t.close());
 
 test("the 500s of failing inserts are logged by class, SQLSTATE and frames only", async () => {
   t.logLines.length = 0;

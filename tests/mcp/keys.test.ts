@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { createKey, invoke, storedQuota } from "./helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made));
 
 const keyCount = async () => (await t.database.query<{ n: number }>("select count(*)::int as n from api_keys"))[0]!.n;
 

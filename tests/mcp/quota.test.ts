@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
+import { describe, expect, test } from "bun:test";
+import type { TestApp } from "../helpers/app";
+import { relogin, type ClinicSession } from "../helpers/clinic";
 import { createKey, invoke, storedQuota, usageRows } from "./helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made));
 
 describe("daily quota", () => {
   test("limit 5: remaining 4,3,2,1,0, then 429 with reset_at at the next 00:00Z; midnight resets it", async () => {

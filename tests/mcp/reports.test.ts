@@ -3,22 +3,21 @@
  * scope sees it as the tool report_<name>, and calls it with typed arguments that are bound,
  * never spliced, through the same guard, executor, quota and usage log as query_database.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { addMember, registerClinic, type ClinicSession } from "../helpers/clinic";
+import { addMember, type ClinicSession } from "../helpers/clinic";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
 import { ADVERSARIAL } from "../sql-guard/adversarial-queries";
 import { createKey, invoke, usageRows } from "./helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
 let other: ClinicSession;
+useClinicApp((made) => ({ t, owner, other } = made), { otherClinic: true });
 beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-  other = await registerClinic(t);
   for (const [name, species] of [["Luna", "dog"], ["Michi", "cat"], ["Rocky", "dog"]] as const) {
     const tutor = await owner.as("POST", "/api/v1/tutors", { json: { name: `Tutor of ${name}`, phone: "+56911112222" } });
     const patient = await owner.as("POST", "/api/v1/patients", { json: { tutor_id: tutor.body.id, name, species } });
@@ -27,7 +26,6 @@ beforeAll(async () => {
   const foreign = await other.as("POST", "/api/v1/tutors", { json: { name: "Foreign tutor", phone: "+56933334444" } });
   await other.as("POST", "/api/v1/patients", { json: { tutor_id: foreign.body.id, name: "Foreign dog", species: "dog" } });
 });
-afterAll(() => t.close());
 
 const PATIENTS_BY_SPECIES = {
   name: "patients_by_species",

@@ -1,18 +1,15 @@
 /** Tool lists follow the key's scopes, and their schemas are plain JSON Schema the SDK accepts silently. */
-import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
+import { expect, spyOn, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { registerClinic, type ClinicSession } from "../helpers/clinic";
+import type { TestApp } from "../helpers/app";
+import type { ClinicSession } from "../helpers/clinic";
 import { createKey, invoke, usageRows } from "./helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made));
 
 async function sdkClient(key: string) {
   const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {

@@ -1,11 +1,12 @@
 /** One MCP call, or one bad row, must never break the usage log for every clinic. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { newId } from "../../src/lib/crypto";
 import { storableText, SQL_TEXT_LIMIT, UsageLog } from "../../src/modules/mcp/usage-log";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { registerClinic, type ClinicSession } from "../helpers/clinic";
 import { createTestDatabase } from "../helpers/database";
 import { createKey, invoke, usageRows, type CreatedKey } from "./helpers";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let a: ClinicSession;
@@ -13,14 +14,11 @@ let b: ClinicSession;
 let keyA: CreatedKey;
 let keyB: CreatedKey;
 
+useClinicApp((made) => ({ t, owner: a, other: b } = made), { otherClinic: true });
 beforeAll(async () => {
-  t = await createTestApp();
-  a = await registerClinic(t);
-  b = await registerClinic(t);
   keyA = await createKey(a);
   keyB = await createKey(b);
 });
-afterAll(() => t.close());
 
 describe("storable text", () => {
   test("NUL stays visible, lone surrogates become U+FFFD, and a cut never splits a pair", () => {

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { registerClinic, type ClinicSession } from "../helpers/clinic";
+import { expect, test } from "bun:test";
+import type { TestApp } from "../helpers/app";
+import type { ClinicSession } from "../helpers/clinic";
 import { seedVisit } from "../helpers/protected-routes";
+import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner } = made));
 
 const move = (id: string, status: string) => owner.as("PATCH", `/api/v1/visits/${id}`, { json: { status } });
 const stamp = () => t.clock.now().toISOString().replace(".000Z", "Z");

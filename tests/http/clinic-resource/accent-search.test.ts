@@ -1,22 +1,21 @@
 /** Name search ignores accents and case, on both databases, served by the trigram index on fold_name(name). */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createTestApp, type TestApp } from "../../helpers/app";
-import { registerClinic, type ClinicSession } from "../../helpers/clinic";
+import type { TestApp } from "../../helpers/app";
+import type { ClinicSession } from "../../helpers/clinic";
 import { databaseKind } from "../../helpers/database";
+import { useClinicApp } from "../../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
 const names = ["María José González", "Ignacio Núñez", "ÁLVARO PEÑA", "Sofía Gonzalo", "100% Pérez"];
 
+useClinicApp((made) => ({ t, owner } = made));
 beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
   for (const name of names) expect((await owner.as("POST", "/api/v1/tutors", { json: { name } })).status).toBe(201);
   const tutor = (await owner.as("GET", "/api/v1/tutors?q=nunez")).body.data[0];
   await owner.as("POST", "/api/v1/patients", { json: { tutor_id: tutor.id, name: "Ñandú", species: "bird" } });
 });
-afterAll(() => t.close());
 
 const search = async (path: string, q: string) => {
   const r = await owner.as("GET", `/api/v1/${path}?q=${encodeURIComponent(q)}`);

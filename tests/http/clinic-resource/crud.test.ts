@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../../helpers/app";
-import { registerClinic, type ClinicSession } from "../../helpers/clinic";
+import { describe, expect, test } from "bun:test";
+import type { TestApp } from "../../helpers/app";
+import type { ClinicSession } from "../../helpers/clinic";
+import { useClinicApp } from "../../helpers/fixture";
 
 let t: TestApp;
 let a: ClinicSession;
 let b: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  a = await registerClinic(t);
-  b = await registerClinic(t);
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ t, owner: a, other: b } = made), { otherClinic: true });
 
-const count = async (table: string) => (await t.database.query<{ n: number }>(`select count(*)::int as n from ${table}`))[0]!.n;
+const count = (table: string) => t.count(table);
 const create = async (who: ClinicSession, path: string, json: unknown) => {
   const r = await who.as("POST", `/api/v1${path}`, { json });
   expect(r.status, r.text).toBe(201);

@@ -1,16 +1,11 @@
 /** Deleting a tutor or patient with open work is 409 naming what blocks it; history stays; the board never shows deleted records. */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../../helpers/app";
-import { registerClinic, type ClinicSession } from "../../helpers/clinic";
+import { expect, test } from "bun:test";
+import type { ClinicSession } from "../../helpers/clinic";
 import { draft, emitted, pay } from "../../billing/helpers";
+import { useClinicApp } from "../../helpers/fixture";
 
-let t: TestApp;
 let owner: ClinicSession;
-beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t, { timezone: "America/Santiago" });
-});
-afterAll(() => t.close());
+useClinicApp((made) => ({ owner } = made), { clinic: { timezone: "America/Santiago" } });
 
 const create = async (path: string, json: unknown) => {
   const r = await owner.as("POST", `/api/v1${path}`, { json });

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../../helpers/app";
-import { addMember, registerClinic, type ClinicSession } from "../../helpers/clinic";
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { TestApp } from "../../helpers/app";
+import { registerClinic, type ClinicSession } from "../../helpers/clinic";
+import { useClinicApp } from "../../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
@@ -19,10 +20,8 @@ const names = async (path: string) => {
 };
 
 // Santiago is UTC-3 in January: the clinic's 2026-01-20 runs from 03:00Z to 03:00Z the next day.
+useClinicApp((made) => ({ t, owner, vet } = made), { clinic: { timezone: "America/Santiago" }, members: ["vet"] });
 beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t, { timezone: "America/Santiago" });
-  vet = await addMember(t, owner, "vet");
   ids.ana = await post("/tutors", { name: "Ana Pérez" });
   ids.luis = await post("/tutors", { name: "Luis PÉREZ Soto" });
   ids.marta = await post("/tutors", { name: "Marta 100%_Díaz" });
@@ -40,7 +39,6 @@ beforeAll(async () => {
   await owner.as("PATCH", `/api/v1/alerts/${resolved}`, { json: { status: "resolved" } });
   await post("/alerts", { kind: "custom", message: "call back", due_date: "2026-01-25" });
 });
-afterAll(() => t.close());
 
 describe("filters", () => {
   test("q: case-insensitive part of the name; % and _ are literal", async () => {

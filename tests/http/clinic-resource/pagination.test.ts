@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { tutors } from "../../../src/db/schema";
 import { newId } from "../../../src/lib/crypto";
-import { createTestApp, type TestApp } from "../../helpers/app";
-import { registerClinic, type ClinicSession } from "../../helpers/clinic";
+import type { TestApp } from "../../helpers/app";
+import type { ClinicSession } from "../../helpers/clinic";
+import { useClinicApp } from "../../helpers/fixture";
 
 let t: TestApp;
 let owner: ClinicSession;
 let other: ClinicSession;
+useClinicApp((made) => ({ t, owner, other } = made), { otherClinic: true });
 beforeAll(async () => {
-  t = await createTestApp();
-  owner = await registerClinic(t);
-  other = await registerClinic(t);
   // 250 tutors, several sharing a created_at (the id breaks the tie), plus another clinic's.
   const base = t.clock.now().getTime();
   const rows = Array.from({ length: 250 }, (_, i) => ({
@@ -20,7 +19,6 @@ beforeAll(async () => {
   await t.database.db.insert(tutors).values(rows);
   await t.database.db.insert(tutors).values({ id: newId(), clinic_id: other.clinic.id, name: "Other", created_at: new Date(base - 500_000), updated_at: new Date(base) });
 });
-afterAll(() => t.close());
 
 const list = async (query: string) => {
   const r = await owner.as("GET", `/api/v1/tutors?${query}`);
