@@ -1,9 +1,9 @@
-import { and, asc, count, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, isNull, lt, type AnyColumn, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { getTableName } from "drizzle-orm";
 import { newId } from "../lib/crypto";
 import { AppError } from "../lib/errors";
-import { serialize } from "../lib/time";
+import { dayRange, serialize } from "../lib/time";
 import type { Db, ServiceContext } from "./client";
 import { afterKeyset, keyset, type Keyset, type Page, type PageRequest } from "./keyset";
 
@@ -20,6 +20,15 @@ export type ClinicTable = PgTable & {
 export function recordView<Row extends { deleted_at: Date | null }>(row: Row) {
   const { deleted_at: _deleted, ...visible } = row;
   return serialize(visible);
+}
+
+/**
+ * A list's `date_from`/`date_to` filter on one column: inclusive days in the clinic's time zone,
+ * as conditions for a page query.
+ */
+export function withinDays(column: AnyColumn, filters: { date_from?: string; date_to?: string }, timeZone: string): (SQL | undefined)[] {
+  const range = dayRange(filters.date_from, filters.date_to, timeZone);
+  return [range.from ? gte(column, range.from) : undefined, range.to ? lt(column, range.to) : undefined];
 }
 
 /** The clinic's live rows: every query of a clinic resource starts here. */

@@ -49,3 +49,6 @@ export const AlertListQuery = t.Object({
 export type CreateAlertInput = typeof CreateAlertBody.static;
 export type UpdateAlertInput = typeof UpdateAlertBody.static;
 export type AlertFilters = typeof AlertListQuery.static;
+
+/** The models of the five routes, for the clinic-resource factory. */
+export const alertModels = { item: AlertModel, create: CreateAlertBody, update: UpdateAlertBody, listQuery: AlertListQuery };

@@ -2,7 +2,7 @@ import { eq, gte, inArray, lte } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
 import { alerts } from "../../db/schema";
-import type { ClinicResourceService } from "../../http/clinic-resource";
+import type { ListActor } from "../../http/clinic-resource";
 import type { PageRequest } from "../../db/keyset";
 import { dayRange } from "../../lib/time";
 import { patientRecords } from "../patients/service";
@@ -10,32 +10,32 @@ import type { AlertFilters, CreateAlertInput, UpdateAlertInput } from "./model";
 
 export const alertRecords = clinicRecords(alerts, "Alert");
 
-export const alertView = (row: typeof alerts.$inferSelect) => recordView(row);
+export const view = (row: typeof alerts.$inferSelect) => recordView(row);
 
 const assertPatient = (ctx: ServiceContext, clinicId: string, id: string | null | undefined) =>
   assertReferenced(ctx, clinicId, [{ field: "patient_id", id, records: patientRecords, what: "patient" }]);
 
-export async function createAlert(ctx: ServiceContext, clinicId: string, input: CreateAlertInput) {
+export async function create(ctx: ServiceContext, clinicId: string, input: CreateAlertInput) {
   await assertPatient(ctx, clinicId, input.patient_id);
   const status = input.status ?? "active";
-  return alertView(await alertRecords.insert(ctx, clinicId, { ...input, status, resolved_at: status === "resolved" ? ctx.clock.now() : null }));
+  return view(await alertRecords.insert(ctx, clinicId, { ...input, status, resolved_at: status === "resolved" ? ctx.clock.now() : null }));
 }
 
-export const getAlert = async (ctx: ServiceContext, clinicId: string, id: string) => alertView(await alertRecords.find(ctx, clinicId, id));
+export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await alertRecords.find(ctx, clinicId, id));
 
 /** Resolving stamps `resolved_at`; re-activating clears it. */
-export async function updateAlert(ctx: ServiceContext, clinicId: string, id: string, input: UpdateAlertInput) {
+export async function update(ctx: ServiceContext, clinicId: string, id: string, input: UpdateAlertInput) {
   const current = await alertRecords.find(ctx, clinicId, id);
   await assertPatient(ctx, clinicId, input.patient_id);
   const changes: Record<string, unknown> = { ...input };
   if (input.status && input.status !== current.status) changes.resolved_at = input.status === "resolved" ? ctx.clock.now() : null;
-  return alertView(await alertRecords.update(ctx, clinicId, id, changes));
+  return view(await alertRecords.update(ctx, clinicId, id, changes));
 }
 
-export const deleteAlert = (ctx: ServiceContext, clinicId: string, id: string) => alertRecords.softDelete(ctx, clinicId, id);
+export const remove = (ctx: ServiceContext, clinicId: string, id: string) => alertRecords.softDelete(ctx, clinicId, id);
 
 /** Dates filter on `due_date` (a calendar date, so no time-zone arithmetic is needed). */
-export function listAlerts(ctx: ServiceContext, clinicId: string, timeZone: string, filters: AlertFilters, page: PageRequest) {
+export function list(ctx: ServiceContext, { clinicId, timezone: timeZone }: ListActor, filters: AlertFilters, page: PageRequest) {
   dayRange(filters.date_from, filters.date_to, timeZone);
   return alertRecords.page(
     ctx,
@@ -51,13 +51,5 @@ export function listAlerts(ctx: ServiceContext, clinicId: string, timeZone: stri
   );
 }
 
-/** The five routes' rules, for the clinic-resource factory. */
-export const alertResource = {
-  keyset: alertRecords.keyset,
-  list: (ctx, actor, filters, page) => listAlerts(ctx, actor.clinicId, actor.timezone, filters, page),
-  create: createAlert,
-  get: getAlert,
-  update: updateAlert,
-  remove: deleteAlert,
-  view: alertView,
-} satisfies ClinicResourceService<any, unknown, any, any, any>;
+/** The list's order: by creation, then id. */
+export const keyset = alertRecords.keyset;

@@ -1,12 +1,12 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { ascending } from "../../db/keyset";
-import { pageOf } from "../../db/clinic-records";
+import { pageOf, withinDays } from "../../db/clinic-records";
 import { apiKeys, clinics, mcpUsageLog, quotaCounters, type UsageOutcome } from "../../db/schema";
 import { keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
-import { dayRange, rfc3339, serialize, utcDay } from "../../lib/time";
+import { rfc3339, serialize, utcDay } from "../../lib/time";
 import { burstFor, generateApiKey, type ApiKeyDirectory } from "./directory";
 import type { CreateKeyInput, UsageFilters } from "./model";
 
@@ -107,14 +107,12 @@ export async function revokeKey(ctx: KeyServiceContext, clinicId: string, id: st
 }
 
 export async function listUsage(ctx: ServiceContext, clinicId: string, timezone: string, filters: UsageFilters, page: PageRequest) {
-  const range = dayRange(filters.date_from, filters.date_to, timezone);
   const conditions = [
     eq(mcpUsageLog.clinic_id, clinicId),
     filters.api_key_id ? eq(mcpUsageLog.api_key_id, filters.api_key_id) : undefined,
     filters.tool ? eq(mcpUsageLog.tool, filters.tool) : undefined,
     filters.outcome ? inArray(mcpUsageLog.outcome, filters.outcome.split(",") as UsageOutcome[]) : undefined,
-    range.from ? gte(mcpUsageLog.created_at, range.from) : undefined,
-    range.to ? lt(mcpUsageLog.created_at, range.to) : undefined,
+    ...withinDays(mcpUsageLog.created_at, filters, timezone),
   ];
   return pageOf(ctx.db, mcpUsageLog, conditions, page, USAGE_KEYSET);
 }

@@ -4,7 +4,7 @@ import { liveIn } from "../../db/clinic-records";
 import { afterKeyset, ascending, keyset, type Page, type PageRequest } from "../../db/keyset";
 import { patients, tutors, visits } from "../../db/schema";
 import type { VisitFilters } from "../visits/model";
-import { visitConditions, visitView } from "../visits/service";
+import { visitConditions, view as visitView } from "../visits/service";
 
 /** The board's order: by scheduled time, then id (its keyset follows the query below). */
 const BOARD_ORDER = [visits.scheduled_at, visits.id];

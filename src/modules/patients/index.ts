@@ -1,13 +1,7 @@
 import type { AppContext } from "../../context";
 import { clinicResource } from "../../http/clinic-resource";
-import { CreatePatientBody, PatientListQuery, PatientModel, UpdatePatientBody } from "./model";
-import { patientResource } from "./service";
+import { patientModels } from "./model";
+import * as service from "./service";
 
 export const patientsModule = (context: AppContext) =>
-  clinicResource(context, {
-    name: "patients",
-    models: { item: PatientModel, create: CreatePatientBody, update: UpdatePatientBody, listQuery: PatientListQuery },
-    service: patientResource,
-    summaries: { list: "List patients (cursor or offset form); filters q, tutor_id, species", remove: "Soft delete; 409 while open work depends on it (details.blocked_by)" },
-    conflicts: { remove: true },
-  });
+  clinicResource(context, { name: "patients", models: patientModels, service, summaries: { list: "List patients (cursor or offset form); filters q, tutor_id, species", remove: "Soft delete; 409 while open work depends on it (details.blocked_by)" }, conflicts: { remove: true } });

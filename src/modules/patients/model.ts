@@ -45,3 +45,6 @@ export const PatientListQuery = t.Object({
 export type CreatePatientInput = typeof CreatePatientBody.static;
 export type UpdatePatientInput = typeof UpdatePatientBody.static;
 export type PatientFilters = typeof PatientListQuery.static;
+
+/** The models of the five routes, for the clinic-resource factory. */
+export const patientModels = { item: PatientModel, create: CreatePatientBody, update: UpdatePatientBody, listQuery: PatientListQuery };

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
 import { alerts, patients, visits } from "../../db/schema";
 import { assertNothingBlocks } from "../../db/delete-blockers";
-import type { ClinicResourceService } from "../../http/clinic-resource";
+import type { ListActor } from "../../http/clinic-resource";
 import type { PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
 import { utcDay } from "../../lib/time";
@@ -12,7 +12,7 @@ import type { CreatePatientInput, PatientFilters, UpdatePatientInput } from "./m
 
 export const patientRecords = clinicRecords(patients, "Patient");
 
-export const patientView = (row: typeof patients.$inferSelect) => recordView(row);
+export const view = (row: typeof patients.$inferSelect) => recordView(row);
 
 const tutorReference = (id: string | undefined) => ({ field: "tutor_id", id, records: tutorRecords, what: "tutor" });
 
@@ -25,23 +25,23 @@ function assertBirthDate(ctx: ServiceContext, birthDate: string | null | undefin
   if (birthDate > utcDay(ctx.clock.now())) throw AppError.validation([{ path: "body.birth_date", message: "Must not be in the future" }]);
 }
 
-export async function createPatient(ctx: ServiceContext, clinicId: string, input: CreatePatientInput) {
+export async function create(ctx: ServiceContext, clinicId: string, input: CreatePatientInput) {
   await assertReferenced(ctx, clinicId, [tutorReference(input.tutor_id)]);
   assertBirthDate(ctx, input.birth_date);
-  return patientView(await patientRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
+  return view(await patientRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
 }
 
-export const getPatient = async (ctx: ServiceContext, clinicId: string, id: string) => patientView(await patientRecords.find(ctx, clinicId, id));
+export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await patientRecords.find(ctx, clinicId, id));
 
-export async function updatePatient(ctx: ServiceContext, clinicId: string, id: string, input: UpdatePatientInput) {
+export async function update(ctx: ServiceContext, clinicId: string, id: string, input: UpdatePatientInput) {
   await patientRecords.find(ctx, clinicId, id);
   await assertReferenced(ctx, clinicId, [tutorReference(input.tutor_id)]);
   assertBirthDate(ctx, input.birth_date);
-  return patientView(await patientRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
+  return view(await patientRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
 }
 
 /** A patient with scheduled or in-progress visits, or active alerts, cannot be deleted (409). */
-export async function deletePatient(ctx: ServiceContext, clinicId: string, id: string) {
+export async function remove(ctx: ServiceContext, clinicId: string, id: string) {
   await patientRecords.find(ctx, clinicId, id);
   await assertNothingBlocks(ctx.db, clinicId, "patient", [
     { kind: "open_visits", table: visits, where: and(eq(visits.patient_id, id), inArray(visits.status, ["scheduled", "in_progress"]))! },
@@ -50,7 +50,7 @@ export async function deletePatient(ctx: ServiceContext, clinicId: string, id: s
   await patientRecords.softDelete(ctx, clinicId, id);
 }
 
-export const listPatients = (ctx: ServiceContext, clinicId: string, filters: PatientFilters, page: PageRequest) =>
+export const list = (ctx: ServiceContext, { clinicId }: ListActor, filters: PatientFilters, page: PageRequest) =>
   patientRecords.page(
     ctx,
     clinicId,
@@ -62,13 +62,5 @@ export const listPatients = (ctx: ServiceContext, clinicId: string, filters: Pat
     page,
   );
 
-/** The five routes' rules, for the clinic-resource factory. */
-export const patientResource = {
-  keyset: patientRecords.keyset,
-  list: (ctx, actor, filters, page) => listPatients(ctx, actor.clinicId, filters, page),
-  create: createPatient,
-  get: getPatient,
-  update: updatePatient,
-  remove: deletePatient,
-  view: patientView,
-} satisfies ClinicResourceService<any, unknown, any, any, any>;
+/** The list's order: by creation, then id. */
+export const keyset = patientRecords.keyset;

@@ -36,3 +36,6 @@ export const TutorListQuery = t.Object({
 export { IdParams };
 export type CreateTutorInput = typeof CreateTutorBody.static;
 export type UpdateTutorInput = typeof UpdateTutorBody.static;
+
+/** The models of the five routes, for the clinic-resource factory. */
+export const tutorModels = { item: TutorModel, create: CreateTutorBody, update: UpdateTutorBody, listQuery: TutorListQuery };

@@ -4,7 +4,7 @@ import type { ServiceContext } from "../../db/client";
 import { clinicRecords, recordView } from "../../db/clinic-records";
 import { invoices, patients, tutors } from "../../db/schema";
 import { assertNothingBlocks } from "../../db/delete-blockers";
-import type { ClinicResourceService } from "../../http/clinic-resource";
+import type { ListActor } from "../../http/clinic-resource";
 import type { PageRequest } from "../../db/keyset";
 
 import type { CreateTutorInput, UpdateTutorInput } from "./model";
@@ -12,7 +12,7 @@ import type { CreateTutorInput, UpdateTutorInput } from "./model";
 export const tutorRecords = clinicRecords(tutors, "Tutor");
 export type TutorRow = typeof tutors.$inferSelect;
 
-export const tutorView = (row: TutorRow) => recordView(row);
+export const view = (row: TutorRow) => recordView(row);
 
 /** `%` and `_` in a search are literal text, not patterns. */
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -23,16 +23,16 @@ export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => 
  */
 export const nameMatches = (column: AnyPgColumn, q: string) => sql`fold_name(${column}) like fold_name(${likePattern(q)})`;
 
-export const createTutor = async (ctx: ServiceContext, clinicId: string, input: CreateTutorInput) =>
-  tutorView(await tutorRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
+export const create = async (ctx: ServiceContext, clinicId: string, input: CreateTutorInput) =>
+  view(await tutorRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
 
-export const getTutor = async (ctx: ServiceContext, clinicId: string, id: string) => tutorView(await tutorRecords.find(ctx, clinicId, id));
+export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await tutorRecords.find(ctx, clinicId, id));
 
-export const updateTutor = async (ctx: ServiceContext, clinicId: string, id: string, input: UpdateTutorInput) =>
-  tutorView(await tutorRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
+export const update = async (ctx: ServiceContext, clinicId: string, id: string, input: UpdateTutorInput) =>
+  view(await tutorRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
 
 /** A tutor with live patients or invoices that are not paid or void cannot be deleted (409). */
-export async function deleteTutor(ctx: ServiceContext, clinicId: string, id: string) {
+export async function remove(ctx: ServiceContext, clinicId: string, id: string) {
   await tutorRecords.find(ctx, clinicId, id);
   await assertNothingBlocks(ctx.db, clinicId, "tutor", [
     { kind: "live_patients", table: patients, where: eq(patients.tutor_id, id) },
@@ -41,16 +41,8 @@ export async function deleteTutor(ctx: ServiceContext, clinicId: string, id: str
   await tutorRecords.softDelete(ctx, clinicId, id);
 }
 
-export const listTutors = (ctx: ServiceContext, clinicId: string, filters: { q?: string }, page: PageRequest) =>
+export const list = (ctx: ServiceContext, { clinicId }: ListActor, filters: { q?: string }, page: PageRequest) =>
   tutorRecords.page(ctx, clinicId, [filters.q ? nameMatches(tutors.name, filters.q) : undefined], page);
 
-/** The five routes' rules, for the clinic-resource factory. */
-export const tutorResource = {
-  keyset: tutorRecords.keyset,
-  list: (ctx, actor, filters, page) => listTutors(ctx, actor.clinicId, filters, page),
-  create: createTutor,
-  get: getTutor,
-  update: updateTutor,
-  remove: deleteTutor,
-  view: tutorView,
-} satisfies ClinicResourceService<any, unknown, any, any, any>;
+/** The list's order: by creation, then id. */
+export const keyset = tutorRecords.keyset;

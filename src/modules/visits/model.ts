@@ -54,3 +54,6 @@ export const VisitListQuery = t.Object({ ...offsetQueryFields, ...VisitFilterFie
 export type CreateVisitInput = typeof CreateVisitBody.static;
 export type UpdateVisitInput = typeof UpdateVisitBody.static;
 export type VisitFilters = { date_from?: string; date_to?: string; status?: string; patient_id?: string; vet_id?: string };
+
+/** The models of the five routes, for the clinic-resource factory. */
+export const visitModels = { item: VisitModel, create: CreateVisitBody, update: UpdateVisitBody, listQuery: VisitListQuery };

@@ -1,18 +1,17 @@
-import { eq, gte, inArray, lt } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
+import { assertReferenced, clinicRecords, recordView, withinDays } from "../../db/clinic-records";
 import { users, visits, type VisitStatus } from "../../db/schema";
-import type { ClinicResourceService } from "../../http/clinic-resource";
+import type { ListActor } from "../../http/clinic-resource";
 import type { PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
-import { dayRange } from "../../lib/time";
 import { patientRecords } from "../patients/service";
 import type { CreateVisitInput, UpdateVisitInput, VisitFilters } from "./model";
 
 export const visitRecords = clinicRecords(visits, "Visit");
 type VisitRow = typeof visits.$inferSelect;
 
-export const visitView = (row: VisitRow) => recordView(row);
+export const view = (row: VisitRow) => recordView(row);
 
 /** The visit life cycle: scheduled → in_progress → completed; scheduled → cancelled | no_show. */
 export const VISIT_TRANSITIONS: Record<VisitStatus, readonly VisitStatus[]> = {
@@ -32,18 +31,18 @@ const assertReferences = (ctx: ServiceContext, clinicId: string, input: { patien
     { field: "vet_id", id: input.vet_id, records: userRecords, what: "user" },
   ]);
 
-export async function createVisit(ctx: ServiceContext, clinicId: string, input: CreateVisitInput) {
+export async function create(ctx: ServiceContext, clinicId: string, input: CreateVisitInput) {
   await assertReferences(ctx, clinicId, input);
-  return visitView(await visitRecords.insert(ctx, clinicId, { ...input, scheduled_at: new Date(input.scheduled_at), status: "scheduled" }));
+  return view(await visitRecords.insert(ctx, clinicId, { ...input, scheduled_at: new Date(input.scheduled_at), status: "scheduled" }));
 }
 
-export const getVisit = async (ctx: ServiceContext, clinicId: string, id: string) => visitView(await visitRecords.find(ctx, clinicId, id));
+export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await visitRecords.find(ctx, clinicId, id));
 
 /**
  * Partial update; a `status` moves the visit through the state machine and stamps
  * `started_at`/`completed_at`. Rescheduling or re-assigning the patient only while scheduled.
  */
-export async function updateVisit(ctx: ServiceContext, clinicId: string, id: string, input: UpdateVisitInput) {
+export async function update(ctx: ServiceContext, clinicId: string, id: string, input: UpdateVisitInput) {
   const current = await visitRecords.find(ctx, clinicId, id);
   const changes: Partial<typeof visits.$inferInsert> = {};
   if (input.status !== undefined) {
@@ -66,33 +65,23 @@ export async function updateVisit(ctx: ServiceContext, clinicId: string, id: str
   for (const key of ["patient_id", "vet_id", "reason", "diagnosis", "notes"] as const) {
     if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
   }
-  return visitView(await visitRecords.update(ctx, clinicId, id, changes));
+  return view(await visitRecords.update(ctx, clinicId, id, changes));
 }
 
-export const deleteVisit = (ctx: ServiceContext, clinicId: string, id: string) => visitRecords.softDelete(ctx, clinicId, id);
+export const remove = (ctx: ServiceContext, clinicId: string, id: string) => visitRecords.softDelete(ctx, clinicId, id);
 
 /** Filters shared by /visits and the operations board; dates are on `scheduled_at`, in the clinic's zone. */
 export function visitConditions(filters: VisitFilters, timeZone: string) {
-  const range = dayRange(filters.date_from, filters.date_to, timeZone);
   return [
-    range.from ? gte(visits.scheduled_at, range.from) : undefined,
-    range.to ? lt(visits.scheduled_at, range.to) : undefined,
+    ...withinDays(visits.scheduled_at, filters, timeZone),
     filters.status ? inArray(visits.status, filters.status.split(",") as VisitStatus[]) : undefined,
     filters.patient_id ? eq(visits.patient_id, filters.patient_id) : undefined,
     filters.vet_id ? eq(visits.vet_id, filters.vet_id) : undefined,
   ];
 }
 
-export const listVisits = (ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest) =>
+export const list = (ctx: ServiceContext, { clinicId, timezone: timeZone }: ListActor, filters: VisitFilters, page: PageRequest) =>
   visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page);
 
-/** The five routes' rules, for the clinic-resource factory. */
-export const visitResource = {
-  keyset: visitRecords.keyset,
-  list: (ctx, actor, filters, page) => listVisits(ctx, actor.clinicId, actor.timezone, filters, page),
-  create: createVisit,
-  get: getVisit,
-  update: updateVisit,
-  remove: deleteVisit,
-  view: visitView,
-} satisfies ClinicResourceService<any, unknown, any, any, any>;
+/** The list's order: by creation, then id. */
+export const keyset = visitRecords.keyset;

@@ -1,12 +1,11 @@
-import { and, asc, count, eq, gte, inArray, lt } from "drizzle-orm";
+import { and, asc, count, eq, inArray } from "drizzle-orm";
 import type { ServiceContext, Tx } from "../../../db/client";
-import { clinicRecords, liveIn, recordView } from "../../../db/clinic-records";
+import { clinicRecords, liveIn, recordView, withinDays } from "../../../db/clinic-records";
 import { invoiceItems, invoices, payments, type InvoiceStatus } from "../../../db/schema";
 import type { PageRequest } from "../../../db/keyset";
 import { newId } from "../../../lib/crypto";
 import { AppError, type FieldError } from "../../../lib/errors";
 import { invoiceTotals, lineTotal } from "../../../lib/money";
-import { dayRange } from "../../../lib/time";
 import { tutorRecords } from "../../tutors/service";
 import { visitRecords } from "../../visits/service";
 import type { CreateInvoiceInput, UpdateInvoiceInput } from "./model";
@@ -147,15 +146,13 @@ export interface InvoiceFilters {
 
 /** Dates filter on `emitted_at`, as inclusive days in the clinic's time zone. */
 export function listInvoices(ctx: ServiceContext, clinicId: string, timeZone: string, filters: InvoiceFilters, page: PageRequest) {
-  const range = dayRange(filters.date_from, filters.date_to, timeZone);
   return invoiceRecords.page(
     ctx,
     clinicId,
     [
       filters.status ? inArray(invoices.status, filters.status.split(",") as InvoiceStatus[]) : undefined,
       filters.tutor_id ? eq(invoices.tutor_id, filters.tutor_id) : undefined,
-      range.from ? gte(invoices.emitted_at, range.from) : undefined,
-      range.to ? lt(invoices.emitted_at, range.to) : undefined,
+      ...withinDays(invoices.emitted_at, filters, timeZone),
     ],
     page,
   );

@@ -23,3 +23,6 @@ export const CreatePaymentBody = t.Object({
 export const PaymentListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField, ...DateFilters, invoice_id: t.Optional(Uuid), method: t.Optional(ValueList(PAYMENT_METHODS)) });
 
 export type CreatePaymentInput = typeof CreatePaymentBody.static;
+
+/** The models of the three routes, for the ledger-resource factory. */
+export const paymentModels = { item: PaymentModel, create: CreatePaymentBody, listQuery: PaymentListQuery };

@@ -1,17 +1,16 @@
-import { eq, gte, inArray, lt } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { ServiceContext, Tx } from "../../../db/client";
-import { clinicRecords, recordView } from "../../../db/clinic-records";
+import { clinicRecords, recordView, withinDays } from "../../../db/clinic-records";
 import { invoices, payments } from "../../../db/schema";
 import type { PageRequest } from "../../../db/keyset";
 import { newId } from "../../../lib/crypto";
 import { AppError } from "../../../lib/errors";
-import { dayRange } from "../../../lib/time";
 import { lockInvoice } from "../invoices/service";
 import type { CreatePaymentInput } from "./model";
 
 export const paymentRecords = clinicRecords(payments, "Payment");
 
-export const paymentView = (row: typeof payments.$inferSelect) => recordView(row);
+export const view = (row: typeof payments.$inferSelect) => recordView(row);
 
 /** The invoice follows what it has been paid: `paid` exactly when covered. */
 export async function setPaidAmount(tx: Tx, invoice: typeof invoices.$inferSelect, paidAmount: number, now: Date) {
@@ -26,7 +25,7 @@ export async function setPaidAmount(tx: Tx, invoice: typeof invoices.$inferSelec
  * A payment on an emitted invoice, never above its balance. The invoice row is locked for the
  * transaction, so concurrent payments are serialized and can never overpay it.
  */
-export async function createPayment(ctx: ServiceContext, clinicId: string, input: CreatePaymentInput) {
+export async function create(ctx: ServiceContext, clinicId: string, input: CreatePaymentInput) {
   return ctx.db.transaction(async (tx) => {
     const invoice = await lockInvoice(tx, clinicId, input.invoice_id);
     if (!invoice) throw AppError.validation([{ path: "body.invoice_id", message: "No such invoice in this clinic" }]);
@@ -44,23 +43,24 @@ export async function createPayment(ctx: ServiceContext, clinicId: string, input
       .values({ id: newId(), clinic_id: clinicId, invoice_id: invoice.id, amount: input.amount, currency: invoice.currency, method: input.method, reference: input.reference ?? null, paid_at: now, created_at: now, updated_at: now })
       .returning();
     await setPaidAmount(tx, invoice, invoice.paid_amount + input.amount, now);
-    return paymentView(row!);
+    return view(row!);
   });
 }
 
-export const getPayment = async (ctx: ServiceContext, clinicId: string, id: string) => paymentView(await paymentRecords.find(ctx, clinicId, id));
+export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await paymentRecords.find(ctx, clinicId, id));
 
-export function listPayments(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { invoice_id?: string; method?: string; date_from?: string; date_to?: string }, page: PageRequest) {
-  const range = dayRange(filters.date_from, filters.date_to, timeZone);
+export function list(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { invoice_id?: string; method?: string; date_from?: string; date_to?: string }, page: PageRequest) {
   return paymentRecords.page(
     ctx,
     clinicId,
     [
       filters.invoice_id ? eq(payments.invoice_id, filters.invoice_id) : undefined,
       filters.method ? inArray(payments.method, filters.method.split(",")) : undefined,
-      range.from ? gte(payments.paid_at, range.from) : undefined,
-      range.to ? lt(payments.paid_at, range.to) : undefined,
+      ...withinDays(payments.paid_at, filters, timeZone),
     ],
     page,
   );
 }
+
+/** The list's order: by creation, then id. */
+export const keyset = paymentRecords.keyset;

@@ -12,3 +12,6 @@ export const CreateRefundBody = t.Object({
 export const RefundListQuery = t.Object({ ...cursorQueryFields, ...DateFilters, payment_id: t.Optional(Uuid), invoice_id: t.Optional(Uuid) });
 
 export type CreateRefundInput = typeof CreateRefundBody.static;
+
+/** The models of the three routes, for the ledger-resource factory. */
+export const refundModels = { item: RefundModel, create: CreateRefundBody, listQuery: RefundListQuery };

@@ -1,21 +1,20 @@
-import { and, eq, gte, lt } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { ServiceContext } from "../../../db/client";
-import { clinicRecords, liveIn, recordView } from "../../../db/clinic-records";
+import { clinicRecords, liveIn, recordView, withinDays } from "../../../db/clinic-records";
 import { payments, refunds } from "../../../db/schema";
 import type { PageRequest } from "../../../db/keyset";
 import { newId } from "../../../lib/crypto";
 import { AppError } from "../../../lib/errors";
-import { dayRange } from "../../../lib/time";
 import { lockInvoice } from "../invoices/service";
 import { setPaidAmount } from "../payments/service";
 import type { CreateRefundInput } from "./model";
 
 export const refundRecords = clinicRecords(refunds, "Refund");
 
-export const refundView = (row: typeof refunds.$inferSelect) => recordView(row);
+export const view = (row: typeof refunds.$inferSelect) => recordView(row);
 
 /** A refund of part or all of what a payment has left; the payment and the invoice follow. */
-export async function createRefund(ctx: ServiceContext, clinicId: string, input: CreateRefundInput) {
+export async function create(ctx: ServiceContext, clinicId: string, input: CreateRefundInput) {
   return ctx.db.transaction(async (tx) => {
     const [found] = await tx.select({ invoice_id: payments.invoice_id }).from(payments).where(and(liveIn(payments, clinicId), eq(payments.id, input.payment_id)));
     if (!found) throw AppError.validation([{ path: "body.payment_id", message: "No such payment in this clinic" }]);
@@ -34,23 +33,24 @@ export async function createRefund(ctx: ServiceContext, clinicId: string, input:
       .returning();
     await tx.update(payments).set({ refunded_amount: payment.refunded_amount + input.amount, updated_at: now }).where(eq(payments.id, payment.id));
     await setPaidAmount(tx, invoice, invoice.paid_amount - input.amount, now);
-    return refundView(row!);
+    return view(row!);
   });
 }
 
-export const getRefund = async (ctx: ServiceContext, clinicId: string, id: string) => refundView(await refundRecords.find(ctx, clinicId, id));
+export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await refundRecords.find(ctx, clinicId, id));
 
-export function listRefunds(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { payment_id?: string; invoice_id?: string; date_from?: string; date_to?: string }, page: PageRequest) {
-  const range = dayRange(filters.date_from, filters.date_to, timeZone);
+export function list(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { payment_id?: string; invoice_id?: string; date_from?: string; date_to?: string }, page: PageRequest) {
   return refundRecords.page(
     ctx,
     clinicId,
     [
       filters.payment_id ? eq(refunds.payment_id, filters.payment_id) : undefined,
       filters.invoice_id ? eq(refunds.invoice_id, filters.invoice_id) : undefined,
-      range.from ? gte(refunds.refunded_at, range.from) : undefined,
-      range.to ? lt(refunds.refunded_at, range.to) : undefined,
+      ...withinDays(refunds.refunded_at, filters, timeZone),
     ],
     page,
   );
 }
+
+/** The list's order: by creation, then id. */
+export const keyset = refundRecords.keyset;

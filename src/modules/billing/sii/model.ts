@@ -32,3 +32,6 @@ export const CreateTaxDocumentBody = t.Object({
 export const TaxDocumentListQuery = t.Object({ ...cursorQueryFields, ...DateFilters, doc_type: t.Optional(ValueList(TAX_DOC_TYPES)), invoice_id: t.Optional(Uuid) });
 
 export type CreateTaxDocumentInput = typeof CreateTaxDocumentBody.static;
+
+/** The models of the three routes, for the ledger-resource factory. */
+export const taxDocumentModels = { item: TaxDocumentModel, create: CreateTaxDocumentBody, listQuery: TaxDocumentListQuery };

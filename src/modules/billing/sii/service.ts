@@ -1,18 +1,17 @@
-import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { isUniqueViolation, type ServiceContext, type Tx } from "../../../db/client";
-import { clinicRecords, recordView, liveIn } from "../../../db/clinic-records";
+import { clinicRecords, recordView, liveIn, withinDays } from "../../../db/clinic-records";
 import { clinics, folioCounters, invoices, taxDocuments } from "../../../db/schema";
 import type { PageRequest } from "../../../db/keyset";
 import { newId } from "../../../lib/crypto";
 import { AppError } from "../../../lib/errors";
 import { normalizeRut } from "../../../lib/rut";
-import { dayRange } from "../../../lib/time";
 import { lockInvoice } from "../invoices/service";
 import type { CreateTaxDocumentInput } from "./model";
 
 export const taxDocumentRecords = clinicRecords(taxDocuments, "Tax document");
 
-export const taxDocumentView = (row: typeof taxDocuments.$inferSelect) => {
+export const view = (row: typeof taxDocuments.$inferSelect) => {
   const { issuer_name, issuer_legal_name, issuer_rut, issuer_address, issuer_giro, ...rest } = row;
   return { ...recordView(rest), issuer: { name: issuer_name, legal_name: issuer_legal_name, rut: issuer_rut, address: issuer_address, giro: issuer_giro } };
 };
@@ -35,7 +34,7 @@ async function nextFolio(tx: Tx, clinicId: string, docType: number): Promise<num
  * Issues a 39 (boleta) or 33 (factura, with the receiver's RUT and name) for an emitted or paid
  * invoice, once per invoice; or a 61 (nota de crédito) crediting an earlier 33/39 in full, once.
  */
-export async function issueTaxDocument(ctx: ServiceContext, clinicId: string, input: CreateTaxDocumentInput) {
+export async function create(ctx: ServiceContext, clinicId: string, input: CreateTaxDocumentInput) {
   const fields = [];
   let receiverRut: string | null = null;
   if (input.doc_type === 33) {
@@ -104,7 +103,7 @@ export async function issueTaxDocument(ctx: ServiceContext, clinicId: string, in
           updated_at: now,
         })
         .returning();
-      return taxDocumentView(row!);
+      return view(row!);
     });
   } catch (error) {
     // The unique index is the last word if two issuers raced past the checks.
@@ -113,19 +112,20 @@ export async function issueTaxDocument(ctx: ServiceContext, clinicId: string, in
   }
 }
 
-export const getTaxDocument = async (ctx: ServiceContext, clinicId: string, id: string) => taxDocumentView(await taxDocumentRecords.find(ctx, clinicId, id));
+export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await taxDocumentRecords.find(ctx, clinicId, id));
 
-export function listTaxDocuments(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { doc_type?: string; invoice_id?: string; date_from?: string; date_to?: string }, page: PageRequest) {
-  const range = dayRange(filters.date_from, filters.date_to, timeZone);
+export function list(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { doc_type?: string; invoice_id?: string; date_from?: string; date_to?: string }, page: PageRequest) {
   return taxDocumentRecords.page(
     ctx,
     clinicId,
     [
       filters.doc_type ? inArray(taxDocuments.doc_type, filters.doc_type.split(",").map(Number)) : undefined,
       filters.invoice_id ? eq(taxDocuments.invoice_id, filters.invoice_id) : undefined,
-      range.from ? gte(taxDocuments.issued_at, range.from) : undefined,
-      range.to ? lt(taxDocuments.issued_at, range.to) : undefined,
+      ...withinDays(taxDocuments.issued_at, filters, timeZone),
     ],
     page,
   );
 }
+
+/** The list's order: by creation, then id. */
+export const keyset = taxDocumentRecords.keyset;

@@ -1,0 +1,62 @@
+import { Elysia, type TSchema } from "elysia";
+import type { AppContext } from "../context";
+import type { Db, ServiceContext } from "../db/client";
+import type { Keyset, Page, PageRequest } from "../db/keyset";
+import type { Role } from "../db/schema";
+import { errorResponses, IdParams } from "./common-model";
+import { CursorPage } from "./pagination";
+
+/** What an append-only financial record's service offers (payments, refunds, tax documents). */
+export interface LedgerService<Row, View> {
+  keyset: Keyset<Row>;
+  /** Runs inside the idempotency transaction (`db` is its handle). */
+  create(ctx: ServiceContext, clinicId: string, input: any): Promise<View>;
+  list(ctx: ServiceContext, clinicId: string, timeZone: string, filters: any, page: PageRequest): Promise<Page<Row>>;
+  get(ctx: ServiceContext, clinicId: string, id: string): Promise<View>;
+  view(row: Row): View;
+}
+
+export interface LedgerDefinition<Path extends string, Item extends TSchema, Create extends TSchema, ListQuery extends TSchema, Row, View> {
+  /** The path under its module (`/payments`). */
+  path: Path;
+  /** The TypeBox models; the routes' types (and Eden's) come from them. */
+  models: { item: Item; create: Create; listQuery: ListQuery };
+  service: LedgerService<Row, View>;
+  /** Roles allowed (default: every role of the clinic). */
+  roles?: readonly Role[];
+  /** The create route's summary (it says what is recorded and that an Idempotency-Key is accepted). */
+  createSummary: string;
+}
+
+/**
+ * The three routes of an append-only financial record: an idempotent create (a replayed
+ * Idempotency-Key answers 200 with the stored response), the cursor list, and a read.
+ */
+export function ledgerResource<const Path extends string, Item extends TSchema, Create extends TSchema, ListQuery extends TSchema, Row, View>(
+  { auth, idempotency, services, paginator }: AppContext,
+  definition: LedgerDefinition<Path, Item, Create, ListQuery, Row, View>,
+) {
+  const { path, models, service, roles } = definition;
+  const forbidden = roles ? [403 as const] : [];
+  return new Elysia({ prefix: path, tags: ["billing"] as never })
+    .use(auth)
+    .use(idempotency)
+    .guard({ auth: roles ?? true })
+    .post("/", ({ actor, body, idempotently }: any) => idempotently(actor.clinicId, body, (db: Db) => service.create({ ...services, db }, actor.clinicId, body)), {
+      body: models.create,
+      response: { 200: models.item, 201: models.item, ...errorResponses(400, 401, ...forbidden, 409, 422) },
+      detail: { "x-idempotent": true, summary: definition.createSummary },
+    })
+    .get(
+      "/",
+      async ({ actor, query }: any): Promise<any> => {
+        const page = paginator.request(query, service.keyset);
+        return paginator.respond(page, await service.list(services, actor.clinicId, actor.clinic.timezone, query, page), service.keyset, service.view);
+      },
+      { query: models.listQuery, response: { 200: CursorPage(models.item), ...errorResponses(400, 401, ...forbidden, 422) } },
+    )
+    .get("/:id", ({ actor, params }: any) => service.get(services, actor.clinicId, params.id), {
+      params: IdParams,
+      response: { 200: models.item, ...errorResponses(401, ...forbidden, 404, 422) },
+    });
+}
