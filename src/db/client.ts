@@ -202,14 +202,13 @@ export function redactUrl(url: string): string {
 }
 
 const LISTEN_RETRY_MS = 500;
-let listenerCount = 0;
 
 /**
  * LISTEN on a dedicated connection that reports its loss at once: postgres.js's own `listen`
  * resubscribes silently, so a caller could not know that notices were being missed meanwhile.
  */
 async function listenPostgres(url: string, channel: string, handlers: ListenHandlers): Promise<Subscription> {
-  const connectionName = `vet-clinic-listener-${process.pid}-${++listenerCount}`;
+  const connectionName = `vet-clinic-listener-${process.pid}-${Bun.randomUUIDv7().slice(-12)}`;
   let stopped = false;
   let retry: ReturnType<typeof setTimeout> | undefined;
   const connection = postgres(url, {
