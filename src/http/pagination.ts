@@ -19,6 +19,9 @@ export const OffsetPage = <T extends TSchema>(item: T) =>
   t.Object({ data: t.Array(item), total_count: t.Integer(), limit: t.Integer(), offset: t.Integer() });
 export const PageResponse = <T extends TSchema>(item: T) => t.Union([CursorPage(item), OffsetPage(item)]);
 
+/** A cursor page's body, for clients and tests that type their responses. */
+export type CursorPageBody<Item> = { data: Item[]; next_cursor: string | null; has_more: boolean };
+
 export type { KeysetValue, PageRequest };
 
 /** `order=desc` on the lists where newest first is natural (usage log, invoices, payments). */

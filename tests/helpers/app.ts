@@ -36,7 +36,7 @@ export interface TestApp extends BuiltApp {
   database: TestDatabase;
   logLines: string[];
   /** Sends a request to the app; `json` bodies are serialized, `token` becomes a Bearer header. */
-  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  request<Body = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<Body>>;
   /** Rows in a table (all clinics), for "wrote nothing" checks. */
   count(table: string): Promise<number>;
   /** Runs shutdown work and drops the database it created (call in afterAll). */
@@ -50,10 +50,26 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export interface TestResponse {
+/** The error envelope every refusal carries. */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  message: string;
+  details?: any;
+  request_id: string;
+}
+
+/** A route's body when a test reads either it or the refusal (tests check `status` first). */
+export type Answer<Body> = Body & Partial<ErrorBody>;
+
+/**
+ * A response as a test reads it. `Body` is the route's response type when the test names it
+ * (`owner.as<TutorView>(…)`, from the route's model); unnamed, it is loose, as JSON is.
+ */
+export interface TestResponse<Body = any> {
   status: number;
   headers: Headers;
-  body: any;
+  body: Body;
   text: string;
 }
 
@@ -67,7 +83,7 @@ export async function createTestApp(options: { config?: Partial<Config>; clock?:
   const logLines: string[] = [];
   const logger = options.logger ?? createLogger("debug", (line) => void logLines.push(line));
   const built = createApp({ database, config: testConfig(options.config), clock, logger });
-  const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
+  const request = async <Body = any>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<Body>> => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     let body = opts.body;
@@ -85,7 +101,7 @@ export async function createTestApp(options: { config?: Partial<Config>; clock?:
     } catch {
       parsed = text;
     }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    return { status: response.status, headers: response.headers, body: parsed as Body, text };
   };
   const close = async () => {
     await built.context.lifecycle.beforeClose();

@@ -7,7 +7,7 @@ export interface ClinicSession {
   user: { id: string; email: string; role: string; clinic_id: string };
   clinic: { id: string; name: string; timezone: string; currency: string; tax_rate_bps: number };
   /** A request as this user. */
-  as(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  as<Body = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<Body>>;
 }
 
 let counter = 0;
@@ -28,7 +28,7 @@ export function sessionFrom(t: TestApp, response: TestResponse): ClinicSession {
     refreshCookie: refreshCookieOf(response),
     user: response.body.user,
     clinic: response.body.clinic,
-    as: (method, path, options = {}) => t.request(method, path, { token, ...options }),
+    as: <Body = any>(method: string, path: string, options: RequestOptions = {}) => t.request<Body>(method, path, { token, ...options }),
   };
 }
 

@@ -1,10 +1,11 @@
 /** `order=desc` (newest first) on the usage log, invoices and payments, with stable cursors bound to their direction. */
 import { expect, test } from "bun:test";
-import type { TestApp } from "../helpers/app";
+import type { TestApp, TestResponse } from "../helpers/app";
 import type { ClinicSession } from "../helpers/clinic";
 import { draft } from "../billing/helpers";
 import { createKey, invoke } from "../mcp/helpers";
 import { useClinicApp } from "../helpers/fixture";
+import type { CursorPageBody } from "../../src/http/pagination";
 
 let t: TestApp;
 let owner: ClinicSession;
@@ -14,9 +15,9 @@ async function walk(path: string): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
-    const page = await owner.as("GET", `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const page: TestResponse<CursorPageBody<{ id: string }>> = await owner.as("GET", `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
     expect(page.status, page.text).toBe(200);
-    ids.push(...page.body.data.map((row: { id: string }) => row.id));
+    ids.push(...page.body.data.map((row) => row.id));
     cursor = page.body.next_cursor;
   } while (cursor);
   return ids;

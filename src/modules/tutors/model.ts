@@ -39,3 +39,6 @@ export type UpdateTutorInput = typeof UpdateTutorBody.static;
 
 /** The models of the five routes, for the clinic-resource factory. */
 export const tutorModels = { item: TutorModel, create: CreateTutorBody, update: UpdateTutorBody, listQuery: TutorListQuery };
+
+/** A tutor as the API answers it. */
+export type TutorView = typeof TutorModel.static;

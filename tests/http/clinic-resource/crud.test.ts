@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import type { TestApp } from "../../helpers/app";
 import type { ClinicSession } from "../../helpers/clinic";
 import { useClinicApp } from "../../helpers/fixture";
+import type { CursorPageBody } from "../../../src/http/pagination";
+import type { TutorView } from "../../../src/modules/tutors/model";
 
 let t: TestApp;
 let a: ClinicSession;
@@ -9,27 +11,27 @@ let b: ClinicSession;
 useClinicApp((made) => ({ t, owner: a, other: b } = made), { otherClinic: true });
 
 const count = (table: string) => t.count(table);
-const create = async (who: ClinicSession, path: string, json: unknown) => {
-  const r = await who.as("POST", `/api/v1${path}`, { json });
+const create = async <View = any>(who: ClinicSession, path: string, json: unknown) => {
+  const r = await who.as<View>("POST", `/api/v1${path}`, { json });
   expect(r.status, r.text).toBe(201);
   return r.body;
 };
 
 describe("tutors", () => {
   test("create, read, patch partially, soft delete", async () => {
-    const tutor = await create(a, "/tutors", { name: " Camila Rojas ", email: "camila@correo.cl", phone: "+56 9 1234 5678", national_id: "12.345.678-5" });
+    const tutor = await create<TutorView>(a, "/tutors", { name: " Camila Rojas ", email: "camila@correo.cl", phone: "+56 9 1234 5678", national_id: "12.345.678-5" });
     expect(tutor).toMatchObject({ name: "Camila Rojas", email: "camila@correo.cl", address: null, clinic_id: a.clinic.id });
     expect((await a.as("GET", `/api/v1/tutors/${tutor.id}`)).body).toEqual(tutor);
     t.clock.advance(1000);
-    const patched = await a.as("PATCH", `/api/v1/tutors/${tutor.id}`, { json: { address: "Av. Grecia 123", email: null } });
+    const patched = await a.as<TutorView>("PATCH", `/api/v1/tutors/${tutor.id}`, { json: { address: "Av. Grecia 123", email: null } });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toMatchObject({ name: "Camila Rojas", address: "Av. Grecia 123", email: null, phone: "+56 9 1234 5678" });
     expect(patched.body.updated_at).not.toBe(tutor.updated_at);
     expect((await a.as("DELETE", `/api/v1/tutors/${tutor.id}`)).status).toBe(204);
     expect((await a.as("GET", `/api/v1/tutors/${tutor.id}`)).status).toBe(404);
     expect((await a.as("DELETE", `/api/v1/tutors/${tutor.id}`)).status).toBe(404);
-    const list = await a.as("GET", "/api/v1/tutors?limit=200");
-    expect(list.body.data.map((x: { id: string }) => x.id)).not.toContain(tutor.id);
+    const list = await a.as<CursorPageBody<TutorView>>("GET", "/api/v1/tutors?limit=200");
+    expect(list.body.data.map((x) => x.id)).not.toContain(tutor.id);
     const offset = await a.as("GET", "/api/v1/tutors?offset=0&limit=200");
     expect(offset.body.data.map((x: { id: string }) => x.id)).not.toContain(tutor.id);
   });

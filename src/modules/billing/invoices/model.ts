@@ -46,3 +46,6 @@ export const InvoiceListQuery = t.Object({ ...cursorQueryFields, ...orderQueryFi
 
 export type CreateInvoiceInput = typeof CreateInvoiceBody.static;
 export type UpdateInvoiceInput = typeof UpdateInvoiceBody.static;
+
+/** A Invoice as the API answers it. */
+export type InvoiceView = typeof InvoiceModel.static;

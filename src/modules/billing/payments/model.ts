@@ -26,3 +26,6 @@ export type CreatePaymentInput = typeof CreatePaymentBody.static;
 
 /** The models of the three routes, for the ledger-resource factory. */
 export const paymentModels = { item: PaymentModel, create: CreatePaymentBody, listQuery: PaymentListQuery };
+
+/** A Payment as the API answers it. */
+export type PaymentView = typeof PaymentModel.static;
