@@ -52,11 +52,8 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
     .guard({ auth: true })
     .get(
       "/",
-      async ({ actor, query }: { actor: { clinicId: string; clinic: { timezone: string } }; query: any }) => {
-        const page = paginator.request(query, service.keyset);
-        const result = await service.list(services, { clinicId: actor.clinicId, timezone: actor.clinic.timezone }, query, page);
-        return paginator.respond(page, result, service.keyset, service.view);
-      },
+      ({ actor, query }: { actor: { clinicId: string; clinic: { timezone: string } }; query: any }) =>
+        paginator.list(query, service.keyset, (page) => service.list(services, { clinicId: actor.clinicId, timezone: actor.clinic.timezone }, query, page), service.view),
       { query: models.listQuery, response: { 200: PageResponse(models.item), ...errorResponses(400, 401, 422) }, ...withSummary(summaries.list) },
     )
     .post("/", async ({ actor, body, status }: any) => status(201, await service.create(services, actor.clinicId, body)), {

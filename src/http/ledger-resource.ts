@@ -49,10 +49,7 @@ export function ledgerResource<const Path extends string, Item extends TSchema, 
     })
     .get(
       "/",
-      async ({ actor, query }: any): Promise<any> => {
-        const page = paginator.request(query, service.keyset);
-        return paginator.respond(page, await service.list(services, actor.clinicId, actor.clinic.timezone, query, page), service.keyset, service.view);
-      },
+      ({ actor, query }: any): Promise<any> => paginator.list(query, service.keyset, (page) => service.list(services, actor.clinicId, actor.clinic.timezone, query, page), service.view),
       { query: models.listQuery, response: { 200: CursorPage(models.item), ...errorResponses(400, 401, ...forbidden, 422) } },
     )
     .get("/:id", ({ actor, params }: any) => service.get(services, actor.clinicId, params.id), {

@@ -63,9 +63,7 @@ export class Paginator {
    * The page a list's query asks for: `offset` (only lists that declare it), or a cursor, in
    * the order `order` asks for (only lists that declare it; a cursor keeps its direction).
    */
-  request(query: { limit?: number; cursor?: string; offset?: undefined; order?: "asc" | "desc" }, keys: Keyset): CursorRequest;
-  request(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset): PageRequest;
-  request(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset): PageRequest {
+  private request(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset): PageRequest {
     const limit = query.limit ?? DEFAULT_LIMIT;
     if (query.cursor !== undefined && query.offset !== undefined) {
       throw new AppError("INVALID_PAGINATION", "Use either cursor or offset, not both");
@@ -81,15 +79,21 @@ export class Paginator {
    * The envelope of a page a service fetched, in the form it was asked for; `view` shapes each
    * row, and the next cursor holds the last row's sort values.
    */
-  respond<Row, View>(request: CursorRequest, page: Page<Row>, keys: Keyset<Row>, view: (row: Row) => View): CursorEnvelope<View>;
-  respond<Row, View>(request: PageRequest, page: Page<Row>, keys: Keyset<Row>, view: (row: Row) => View): CursorEnvelope<View> | OffsetEnvelope<View>;
-  respond<Row, View>(request: PageRequest, page: Page<Row>, keys: Keyset<Row>, view: (row: Row) => View): CursorEnvelope<View> | OffsetEnvelope<View> {
+  private respond<Row, View>(request: PageRequest, page: Page<Row>, keys: Keyset<Row>, view: (row: Row) => View): CursorEnvelope<View> | OffsetEnvelope<View> {
     if (request.kind === "offset") return { data: page.rows.map(view), total_count: page.total ?? 0, limit: request.limit, offset: request.offset };
     const hasMore = page.rows.length > request.limit;
     const rows = hasMore ? page.rows.slice(0, request.limit) : page.rows;
     const last = rows[rows.length - 1];
     const next = hasMore && last ? this.encode(keys.valuesOf(last), listKey(keys, request.descending === true)) : null;
     return { data: rows.map(view), next_cursor: next, has_more: hasMore };
+  }
+
+  /** A list route in one call: the page the query asks for, fetched by `fetch`, shaped by `view`. */
+  async list<Row, View>(query: { limit?: number; cursor?: string; offset?: undefined; order?: "asc" | "desc" }, keys: Keyset<Row>, fetch: (page: CursorRequest) => Promise<Page<Row>>, view: (row: Row) => View): Promise<CursorEnvelope<View>>;
+  async list<Row, View>(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset<Row>, fetch: (page: PageRequest) => Promise<Page<Row>>, view: (row: Row) => View): Promise<CursorEnvelope<View> | OffsetEnvelope<View>>;
+  async list<Row, View>(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset<Row>, fetch: (page: any) => Promise<Page<Row>>, view: (row: Row) => View) {
+    const page = this.request(query, keys);
+    return this.respond(page, await fetch(page), keys, view);
   }
 
   private encode(values: KeysetValue[], key: ListKey): string {

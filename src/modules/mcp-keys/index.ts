@@ -19,10 +19,7 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
     })
     .get(
       "/keys",
-      async ({ actor, query }) => {
-        const page = paginator.request(query, keys.KEY_KEYSET);
-        return paginator.respond(page, await keys.listKeys(services, actor.clinicId, page), keys.KEY_KEYSET, keys.keyView);
-      },
+      ({ actor, query }) => paginator.list(query, keys.KEY_KEYSET, (page) => keys.listKeys(services, actor.clinicId, page), keys.keyView),
       { query: KeyListQuery, response: { 200: CursorPage(ApiKeyModel), ...errorResponses(400, 401, 403, 422) } },
     )
     .get("/keys/:id", ({ actor, params }) => keys.getKey(services, actor.clinicId, params.id), {
@@ -45,11 +42,9 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
     .get(
       "/usage",
       async ({ actor, query }) => {
-        const page = paginator.request(query, keys.USAGE_KEYSET);
         // This instance's queued rows first, so a caller reads its own calls.
         await mcp.flush();
-        const rows = await keys.listUsage(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.respond(page, rows, keys.USAGE_KEYSET, keys.usageView);
+        return paginator.list(query, keys.USAGE_KEYSET, (page) => keys.listUsage(services, actor.clinicId, actor.clinic.timezone, query, page), keys.usageView);
       },
       { query: UsageQuery, response: { 200: CursorPage(UsageRowModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "The usage log" } },
     )

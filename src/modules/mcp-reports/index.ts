@@ -21,10 +21,7 @@ export const mcpReportsModule = ({ auth, services, paginator, database, config }
     })
     .get(
       "/reports",
-      async ({ actor, query }) => {
-        const page = paginator.request(query, reports.REPORT_KEYSET);
-        return paginator.respond(page, await reports.listReports(ctx, actor.clinicId, page), reports.REPORT_KEYSET, reports.reportView);
-      },
+      ({ actor, query }) => paginator.list(query, reports.REPORT_KEYSET, (page) => reports.listReports(ctx, actor.clinicId, page), reports.reportView),
       { query: ReportListQuery, response: { 200: CursorPage(ReportModel), ...errorResponses(400, 401, 403, 422) } },
     )
     .get("/reports/templates", ({ actor }) => ({ templates: reportTemplates(actor.clinic.timezone) }), {

@@ -10,11 +10,7 @@ export const operationsModule = ({ auth, services, paginator }: AppContext) =>
     .use(auth)
     .get(
       "/visits",
-      async ({ actor, query }) => {
-        const page = paginator.request(query, BOARD_KEYSET);
-        const result = await boardPage(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.respond(page, result, BOARD_KEYSET, boardView);
-      },
+      ({ actor, query }) => paginator.list(query, BOARD_KEYSET, (page) => boardPage(services, actor.clinicId, actor.clinic.timezone, query, page), boardView),
       {
         auth: true,
         query: BoardQuery,

@@ -19,10 +19,7 @@ export const usersModule = ({ auth, services, paginator }: AppContext) =>
     })
     .get(
       "/",
-      async ({ actor, query }) => {
-        const page = paginator.request(query, usersService.USER_KEYSET);
-        return paginator.respond(page, await usersService.listUsers(services, actor.clinicId, page), usersService.USER_KEYSET, userView);
-      },
+      ({ actor, query }) => paginator.list(query, usersService.USER_KEYSET, (page) => usersService.listUsers(services, actor.clinicId, page), userView),
       { query: UserListQuery, response: { 200: CursorPage(UserModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "List the clinic's users" } },
     )
     .get("/:id", ({ actor, params }) => usersService.getUser(services, actor.clinicId, params.id), {

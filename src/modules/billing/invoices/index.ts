@@ -19,11 +19,8 @@ export const invoicesController = ({ auth, idempotency, services, paginator }: A
     })
     .get(
       "/",
-      async ({ actor, query }) => {
-        const page = paginator.request(query, invoicesService.invoiceRecords.keyset);
-        const result = await invoicesService.listInvoices(services, actor.clinicId, actor.clinic.timezone, query, page);
-        return paginator.respond(page, result, invoicesService.invoiceRecords.keyset, (row) => invoicesService.invoiceView(row));
-      },
+      ({ actor, query }) =>
+        paginator.list(query, invoicesService.invoiceRecords.keyset, (page) => invoicesService.listInvoices(services, actor.clinicId, actor.clinic.timezone, query, page), (row) => invoicesService.invoiceView(row)),
       { query: InvoiceListQuery, response: { 200: CursorPage(InvoiceModel), ...errorResponses(400, 401, 422) }, detail: { summary: "List invoices (without items); filters status, tutor_id, date_from/date_to on emitted_at" } },
     )
     .get("/:id", ({ actor, params }) => invoicesService.getInvoice(services, actor.clinicId, params.id), {
