@@ -12,7 +12,7 @@ afterAll(() => t.close());
 
 const login = (email: string, password: string) => t.request("POST", "/api/v1/auth/login", { json: { email, password } });
 
-describe("login and register limits (CONTRACT §10)", () => {
+describe("login and register limits", () => {
   test("5 failures for one email lock it for 15 minutes, even with the right password", async () => {
     const owner = await registerClinic(t);
     for (let i = 0; i < 5; i++) expect((await login(owner.user.email, "wrong password")).status).toBe(401);
