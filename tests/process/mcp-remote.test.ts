@@ -29,9 +29,10 @@ const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize",
 
 /**
  * Runs mcp-remote with `key`, feeding it `messages` on stdin. Returns when it exits, when its
- * stdout holds a response with id `untilId`, or after `limitMs`.
+ * stdout holds a response for every id of `untilIds` (they may arrive in any order), or after
+ * `limitMs`.
  */
-async function mcpRemote(key: string, messages: string[], limitMs: number, untilId?: number) {
+async function mcpRemote(key: string, messages: string[], limitMs: number, untilIds: number[] = []) {
   const started = performance.now();
   const child = Bun.spawn(["node", join(ROOT, "node_modules/mcp-remote/dist/proxy.js"), `${server.baseUrl}/mcp`, "--header", `Authorization: Bearer ${key}`, "--allow-http"], {
     env: { PATH: process.env.PATH ?? "", HOME: home },
@@ -47,7 +48,8 @@ async function mcpRemote(key: string, messages: string[], limitMs: number, until
     const decoder = new TextDecoder();
     for await (const chunk of child.stdout) {
       stdout += decoder.decode(chunk, { stream: true });
-      if (untilId !== undefined && stdout.split("\n").some((line) => line.includes(`"id":${untilId}`))) child.kill();
+      const lines = stdout.split("\n");
+      if (untilIds.length && untilIds.every((id) => lines.some((line) => line.includes(`"id":${id}`)))) child.kill();
     }
   })();
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text(), reading]);
@@ -86,7 +88,7 @@ test("a valid key: tools/list through mcp-remote shows the key's tools, saved re
   const listTools = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
   const callReport = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "report_clinic_days", arguments: { day: "2026-02-27", days: 2 } } });
   const initialized = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
-  const result = await mcpRemote(key.api_key, [INITIALIZE, initialized, listTools, callReport], 25_000, 3);
+  const result = await mcpRemote(key.api_key, [INITIALIZE, initialized, listTools, callReport], 25_000, [2, 3]);
   const responses = result.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
   const tools = responses.find((r) => r.id === 2)?.result?.tools?.map((tool: { name: string }) => tool.name);
   expect(tools, `${result.stdout}\n${result.stderr}`).toEqual(expect.arrayContaining(["describe_schema", "get_clinic_context", "report_clinic_days"]));
