@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { Config } from "../config";
-import { openDatabase, redactUrl, type Database } from "../db/client";
+import { redactUrl } from "../db/client";
 import { lockDataDir } from "../db/data-dir-lock";
 import { readBackup, type BackupSidecar } from "../backup/format";
 import { loadSnapshot, takeSnapshot, type Progress } from "../backup/snapshot";
 import { BackupStore } from "../backup/store";
 import type { Clock } from "../lib/clock";
+import { withDatabase } from "./with-database";
 
 /** Progress lines go to stderr, so stdout keeps only the result. */
 const progress: Progress = (line) => process.stderr.write(`  ${line}\n`);
@@ -29,20 +30,11 @@ function prepareEmbeddedTarget(config: Config, force: boolean, clock: Clock): st
   return aside;
 }
 
-async function withDatabase<T>(options: { databaseUrl?: string; dataDir: string }, work: (database: Database) => Promise<T>): Promise<T> {
-  const database = await openDatabase(options);
-  try {
-    return await work(database);
-  } finally {
-    await database.close();
-  }
-}
 
 /** `vet-clinic backup`: one backup of the embedded database now, while no server runs. */
 export async function backupCommand(config: Config, clock: Clock): Promise<BackupSidecar> {
   if (config.databaseUrl) throw new Error("backup works on the embedded database; back up PostgreSQL with pg_dump or your provider's backups");
-  return withDatabase({ dataDir: config.dataDir }, async (database) => {
-    await database.migrate();
+  return withDatabase({ dataDir: config.dataDir, migrate: true }, async (database) => {
     return new BackupStore(database, clock, config.backup).backupNow();
   });
 }
@@ -77,10 +69,7 @@ export async function moveCommand(config: Config, clock: Clock, direction: { to?
   if (!/^postgres(ql)?:\/\//.test(url)) throw new Error("move --to/--from takes a postgres:// URL");
   if (direction.to) {
     process.stderr.write(`reading the embedded database in ${embeddedDir(config)}\n`);
-    const snapshot = await withDatabase({ dataDir: config.dataDir }, async (source) => {
-      await source.migrate();
-      return takeSnapshot(source, progress);
-    });
+    const snapshot = await withDatabase({ dataDir: config.dataDir, migrate: true }, (source) => takeSnapshot(source, progress));
     process.stderr.write(`writing to ${redactUrl(url)}\n`);
     await withDatabase({ databaseUrl: url, dataDir: config.dataDir }, (target) => loadSnapshot(target, snapshot, progress));
     return `moved ${snapshot.tables.reduce((n, t) => n + t.rows, 0)} rows to ${redactUrl(url)}; every table verified.\nStart the service on it with DATABASE_URL set to the URL you passed (${redactUrl(url)}; its password is not printed):\n  DATABASE_URL=postgres://… vet-clinic\n(the embedded database in ${embeddedDir(config)} is unchanged; keep it until you are sure)`;

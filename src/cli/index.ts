@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
 import pkg from "../../package.json";
 import { loadConfig } from "../config";
-import { openDatabase } from "../db/client";
+import type { Database } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { serve } from "./serve";
-import { MigrationFailedError } from "./startup-errors";
+import { withDatabase } from "./with-database";
 
 const HELP = `vet-clinic ${pkg.version}: practice management for small veterinary clinics
 
@@ -40,18 +40,11 @@ Environment: DATABASE_URL (unset: embedded database in DATA_DIR/pg), DATA_DIR (.
 PORT (3000), HOST, JWT_SECRET, LOG_LEVEL, QUOTA_FLUSH_MS, QUERY_TIMEOUT_MS, QUERY_MAX_ROWS,
 BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6h…), BACKUP_KEEP (7).`;
 
-async function withDatabase<T>(work: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
+/** The configured database, migrated, for one command. */
+const withConfiguredDatabase = <T>(work: (database: Database) => Promise<T>): Promise<T> => {
   const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes });
-  try {
-    await database.migrate().catch((error) => {
-      throw new MigrationFailedError(database.location, error);
-    });
-    return await work(database);
-  } finally {
-    await database.close();
-  }
-}
+  return withDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes, migrate: true }, work);
+};
 
 /** One line from standard input (a prompt goes to stderr when it is a terminal). */
 async function readPasswordLine(): Promise<string> {
@@ -89,20 +82,20 @@ export async function runCli(argv: string[]): Promise<void> {
     case "serve":
       return serve();
     case "migrate":
-      return withDatabase(async (database) => console.log(`migrations applied to ${database.location}`));
+      return withConfiguredDatabase(async (database) => console.log(`migrations applied to ${database.location}`));
     case "seed": {
       if (!values.demo) throw new Error("seed needs --demo");
       const size = values.size ?? "small";
       if (size !== "small" && size !== "large") throw new Error("--size must be small or large");
       const { demoBlock, seedDemo } = await import("./seed");
-      return withDatabase(async (database) => {
+      return withConfiguredDatabase(async (database) => {
         const result = await seedDemo(database, systemClock, size, { replace: values.replace === true });
         console.log(`${demoBlock(result)}\nData: ${database.location}; ${Object.entries(result.counts).map(([table, n]) => `${n} ${table}`).join(", ")}`);
       });
     }
     case "demo": {
       const { demoBlock, seedDemo } = await import("./seed");
-      const result = await withDatabase((database) => seedDemo(database, systemClock, "small", { replace: values.replace === true }));
+      const result = await withConfiguredDatabase((database) => seedDemo(database, systemClock, "small", { replace: values.replace === true }));
       // Printed after "listening", so the logins sit above the request log instead of scrolling away.
       return serve({ onListening: (baseUrl) => console.log(demoBlock(result, baseUrl)) });
     }
@@ -110,7 +103,7 @@ export async function runCli(argv: string[]): Promise<void> {
       const password = values.password ?? process.env.OWNER_PASSWORD;
       if (!values.email || !values.name || !values.clinic || !password) throw new Error("create-owner needs --email, --name, --clinic and --password (or OWNER_PASSWORD)");
       const { createOwner } = await import("./create-owner");
-      return withDatabase(async (database) => {
+      return withConfiguredDatabase(async (database) => {
         const owner = await createOwner({ db: database.db, clock: systemClock }, { email: values.email!, name: values.name!, clinic_name: values.clinic!, password, timezone: values.timezone, currency: values.currency });
         console.log(JSON.stringify({ msg: "owner created", ...owner }, null, 2));
       });
@@ -121,7 +114,7 @@ export async function runCli(argv: string[]): Promise<void> {
       const password = process.env.NEW_PASSWORD ?? (await readPasswordLine());
       if (password.length < 10 || password.length > 256) throw new Error("the new password must be 10–256 characters");
       const { resetPassword } = await import("../modules/users/service");
-      return withDatabase(async (database) => {
+      return withConfiguredDatabase(async (database) => {
         const result = await resetPassword({ db: database.db, clock: systemClock }, values.email!, password);
         console.log(JSON.stringify({ msg: "password reset; every session of the user has ended", ...result }));
       });

@@ -308,6 +308,7 @@ async function openPostgres(url: string, poolSizes: PoolSizes): Promise<Database
             await pipeline(Readable.from([Buffer.from(data)]), writable);
           },
         });
+        // postgres.js types the result of `begin` as an unwrapped array; it is the work's own result.
       }) as Promise<never>,
     listen: (channel, handlers) => listenPostgres(url, channel, handlers),
     async notify(channel, payload) {

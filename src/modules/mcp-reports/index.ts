@@ -2,15 +2,15 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
 import { CursorPage } from "../../http/pagination";
-import { limitsFor } from "../mcp/sql-guard/execute";
 import { CreateReportBody, ReportListQuery, ReportModel, ReportTemplateModel, UpdateReportBody } from "./model";
 import * as reports from "./service";
 import { reportTemplates } from "./templates";
 
 
 /** Saved reports, the clinic's own MCP tools: the owner's alone, like the keys. */
-export const mcpReportsModule = ({ auth, services, paginator, database, config }: AppContext) => {
-  const ctx: reports.ReportServiceContext = { ...services, database, queryLimits: limitsFor(database, config) };
+export const mcpReportsModule = ({ auth, services, paginator, database, mcp }: AppContext) => {
+  // Reports are planned under the limits they will run with: the MCP engine's.
+  const ctx: reports.ReportServiceContext = { ...services, database, queryLimits: mcp.sql.limits };
   return new Elysia({ prefix: "/mcp", tags: ["mcp reports"] as never })
     .use(auth)
     .guard({ auth: ["owner"] as const })

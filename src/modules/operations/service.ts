@@ -10,11 +10,14 @@ import { visitConditions, view as visitView } from "../visits/service";
 const BOARD_ORDER = [visits.scheduled_at, visits.id];
 
 /** The day board: visits in scheduled order with who the patient and tutor are, in one query. */
-export async function boardPage(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest): Promise<Page<BoardRow>> {
-  return { rows: await boardRows(ctx, clinicId, timeZone, filters, page.kind === "cursor" ? page : { kind: "cursor", limit: page.limit, after: null }), total: null };
+export async function boardPage(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: CursorRequest): Promise<Page<BoardRow>> {
+  return { rows: await boardRows(ctx, clinicId, timeZone, filters, page), total: null };
 }
 
-function boardRows(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: PageRequest & { kind: "cursor" }) {
+/** The board has the cursor form only (its query declares no offset). */
+type CursorRequest = Extract<PageRequest, { kind: "cursor" }>;
+
+function boardRows(ctx: ServiceContext, clinicId: string, timeZone: string, filters: VisitFilters, page: CursorRequest) {
   return ctx.db
     .select({
       visit: visits,
