@@ -9,7 +9,7 @@ import { errorHandler, jsonBody } from "./http/errors";
 import { DeclaredQueries, inputRules } from "./http/input-rules";
 import { Paginator } from "./http/pagination";
 import { RestRateLimits } from "./http/rate-limit";
-import { requestContext } from "./http/request-context";
+import { requestContext, RequestStates } from "./http/request-context";
 import { hmacSha256 } from "./lib/crypto";
 import { authModule } from "./modules/auth";
 import { usersModule } from "./modules/users";
@@ -39,9 +39,9 @@ export interface BuiltApp {
 
 function buildRoutes(context: AppContext) {
   return new Elysia({ name: "vet-clinic-service" })
-    .use(requestContext(context.logger))
+    .use(requestContext(context.logger, context.requests))
     .use(corsPolicy(context.config))
-    .use(errorHandler(context.logger))
+    .use(errorHandler(context.logger, context.requests))
     .use(jsonBody(context.config.maxBodyBytes))
     .use(inputRules(context.declaredQueries))
     .use(apiDocs(context.apiDocument))
@@ -69,16 +69,18 @@ function buildRoutes(context: AppContext) {
 export function createApp(deps: AppDeps): BuiltApp {
   const services = { db: deps.database.db, clock: deps.clock };
   const rateLimits = new RestRateLimits(deps.config.limits, deps.clock);
+  const requests = new RequestStates();
   const mcp = new McpRuntime({ ...deps, tools: [clinicContextTool(), queryDatabaseTool(), describeSchemaTool()] });
   const context: AppContext = {
     mcp,
     ...deps,
     services,
     rateLimits,
+    requests,
     // Cursors are signed with a key derived from the JWT secret, never the secret itself.
     paginator: new Paginator(hmacSha256(deps.config.jwtSecret, "cursor-signing")),
     lifecycle: createLifecycle(),
-    auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits }),
+    auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits, requests }),
     idempotency: idempotency(services),
     declaredQueries: new DeclaredQueries(),
     apiDocument: new ApiDocument(),

@@ -6,6 +6,7 @@ import type { DeclaredQueries } from "./http/input-rules";
 import type { ApiDocument } from "./http/docs";
 import type { Paginator } from "./http/pagination";
 import type { RestRateLimits } from "./http/rate-limit";
+import type { RequestStates } from "./http/request-context";
 import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/logger";
 import type { McpRuntime } from "./modules/mcp/runtime";
@@ -42,6 +43,7 @@ export interface AppContext extends AppDeps {
   services: ServiceContext;
   paginator: Paginator;
   rateLimits: RestRateLimits;
+  requests: RequestStates;
   auth: ReturnType<typeof authGuard>;
   idempotency: ReturnType<typeof idempotency>;
   /** Which query parameters each route declares (learned from the built routes), for the unknown-parameter rule. */

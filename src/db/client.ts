@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { pgliteAssets } from "./pglite-assets";
+import { loadPgliteAssets, type PgliteAssets } from "./pglite-assets";
 import { EMBEDDED_MIGRATIONS } from "./migrations.generated";
 import { pgliteReadOnlyBatch, postgresReadOnlyBatch, type ReadOnlyBatch } from "./read-only-batch";
 import * as schema from "./schema";
@@ -115,6 +115,8 @@ export interface OpenDatabaseOptions {
   poolSizes?: PoolSizes;
   /** For `memory://`: start from this data-directory dump (a migrated template) instead of initdb. */
   memoryTemplate?: Blob | File;
+  /** PGlite's compiled modules, when the caller already has them (compiled here otherwise). */
+  pglite?: Promise<PgliteAssets>;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -124,7 +126,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     mkdirSync(dir, { recursive: true });
     const lock = lockDataDir(options.dataDir);
     try {
-      const database = await openPglite(new PGlite(dir, await pgliteAssets()), "embedded", `embedded PGlite in ${resolve(dir)}`);
+      const database = await openPglite(new PGlite(dir, await (options.pglite ?? loadPgliteAssets())), "embedded", `embedded PGlite in ${resolve(dir)}`);
       const close = database.close;
       return Object.assign(database, {
         async close() {
@@ -141,7 +143,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     }
   }
   if (url === "memory://") {
-    const client = new PGlite({ ...(await pgliteAssets()), ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
+    const client = new PGlite({ ...(await (options.pglite ?? loadPgliteAssets())), ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
     return openPglite(client, "memory", "in-memory PGlite");
   }
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSizes ?? DEFAULT_POOL_SIZES);

@@ -9,7 +9,7 @@ import { existsSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
-interface PgliteAssets {
+export interface PgliteAssets {
   pgliteWasmModule: WebAssembly.Module;
   initdbWasmModule: WebAssembly.Module;
   fsBundle: Blob;
@@ -35,15 +35,15 @@ const pgTrgm: Extension = {
   },
 };
 
-let compiled: Promise<PgliteAssets> | undefined;
-
-/** PGlite's WebAssembly modules and file-system bundle, compiled once per process. */
-export function pgliteAssets(): Promise<PgliteAssets> {
-  compiled ??= (async () => ({
+/**
+ * PGlite's WebAssembly modules (compiled, about 130 ms) and file-system bundle. A caller that
+ * opens many databases (the tests) compiles them once and hands them to each `openDatabase`.
+ */
+export async function loadPgliteAssets(): Promise<PgliteAssets> {
+  return {
     pgliteWasmModule: await WebAssembly.compile(await Bun.file(pgliteWasm).arrayBuffer()),
     initdbWasmModule: await WebAssembly.compile(await Bun.file(initdbWasm).arrayBuffer()),
     fsBundle: Bun.file(pgliteData),
     extensions: { pg_trgm: pgTrgm },
-  }))();
-  return compiled;
+  };
 }

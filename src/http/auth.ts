@@ -7,7 +7,7 @@ import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/errors";
 import { accessTokens } from "./access-token";
 import type { RestRateLimits } from "./rate-limit";
-import { requestState } from "./request-context";
+import type { RequestStates } from "./request-context";
 import { userRateLimit } from "./user-rate-limit";
 
 /** Who is calling: loaded from the database on every call, so deleted users and role changes apply at once. */
@@ -24,6 +24,7 @@ export interface AuthGuardDeps {
   clock: Clock;
   config: Pick<Config, "jwtSecret">;
   rateLimits: RestRateLimits;
+  requests: RequestStates;
 }
 
 function bearerToken(header: string | null): string {
@@ -51,7 +52,7 @@ async function loadActor(db: Db, userId: string, clinicId: string): Promise<Acto
  * call, so deleted users and role changes apply at once); the token plugin verifies, the
  * per-user limit counts the call.
  */
-export const authGuard = ({ db, clock, config, rateLimits }: AuthGuardDeps) => {
+export const authGuard = ({ db, clock, config, rateLimits, requests }: AuthGuardDeps) => {
   const countCall = userRateLimit(rateLimits);
   return new Elysia({ name: "auth-guard" }).use(accessTokens({ config, clock })).macro({
     auth: (roles: true | readonly Role[]) => ({
@@ -59,7 +60,7 @@ export const authGuard = ({ db, clock, config, rateLimits }: AuthGuardDeps) => {
         const { userId, clinicId } = await verifyAccessToken(bearerToken(request.headers.get("authorization")));
         const actor = await loadActor(db, userId, clinicId);
         if (!actor) throw new AppError("INVALID_TOKEN", "The access token's user no longer exists");
-        requestState(request).clinicId = actor.clinicId;
+        requests.of(request).clinicId = actor.clinicId;
         countCall(actor.userId, set.headers);
         if (roles !== true && !roles.includes(actor.role)) throw new AppError("FORBIDDEN", `This action needs the role ${roles.join(" or ")}`);
         return { actor };

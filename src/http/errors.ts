@@ -3,7 +3,7 @@ import { AppError, envelope, type FieldError } from "../lib/errors";
 import { isConnectionError, loggableError } from "../lib/error-log";
 import type { Logger } from "../lib/logger";
 import { dateProblem, timestampProblem } from "../lib/time";
-import { requestState } from "./request-context";
+import type { RequestStates } from "./request-context";
 
 type SchemaLike = { anyOf?: SchemaLike[]; const?: unknown; enum?: unknown[]; type?: string; format?: string; minimum?: number; maximum?: number };
 
@@ -57,9 +57,9 @@ export function toAppError(code: string | number, error: unknown, where: string)
 }
 
 /** The one place errors become responses: the one envelope, for every error. */
-export const errorHandler = (logger: Logger) =>
+export const errorHandler = (logger: Logger, states: RequestStates) =>
   new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, set, path }) => {
-    const state = requestState(request);
+    const state = states.of(request);
     const appError = toAppError(code, error, `${request.method} ${path}`);
     if (appError.code === "SERVICE_UNAVAILABLE") {
       logger.warn("database unavailable", { request_id: state.id, method: request.method, path, ...loggableError(error) });

@@ -19,7 +19,7 @@ interface RouteLike {
 }
 
 const HIDDEN = /^\/(docs|openapi\.json)/;
-const PUBLIC_PATHS = new Set(["/register", "/health", "/ready", "/mcp/health", "/api/v1/auth/register", "/api/v1/auth/login", "/api/v1/auth/refresh", "/api/v1/auth/logout"]);
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(["/register", "/health", "/ready", "/mcp/health", "/api/v1/auth/register", "/api/v1/auth/login", "/api/v1/auth/refresh", "/api/v1/auth/logout"]);
 
 const STATUS_TEXT: Record<string, string> = {
   "200": "OK",

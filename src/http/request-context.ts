@@ -7,24 +7,31 @@ export interface RequestState {
   clinicId?: string;
 }
 
-const states = new WeakMap<Request, RequestState>();
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Per-request facts shared by the plugins (request id, timing, clinic for the log line). */
-export function requestState(request: Request): RequestState {
-  let state = states.get(request);
-  if (!state) {
-    state = { id: Bun.randomUUIDv7(), startedAt: performance.now() };
-    states.set(request, state);
+/** Per-request facts shared by the plugins (request id, timing, clinic for the log line); one per app. */
+export class RequestStates {
+  private readonly states = new WeakMap<Request, RequestState>();
+
+  of(request: Request): RequestState {
+    let state = this.states.get(request);
+    if (!state) {
+      state = { id: Bun.randomUUIDv7(), startedAt: performance.now() };
+      this.states.set(request, state);
+    }
+    return state;
   }
-  return state;
+
+  set(request: Request, state: RequestState): void {
+    this.states.set(request, state);
+  }
 }
 
 /**
  * X-Request-ID echo or generation, and one JSON log line per request with method, path,
  * status, duration, request id and clinic. Query strings are left out of the log.
  */
-export const requestContext = (logger: Logger) =>
+export const requestContext = (logger: Logger, states: RequestStates) =>
   new Elysia({ name: "request-context" })
     .onRequest(({ request, set }) => {
       const given = request.headers.get("x-request-id");
@@ -36,7 +43,7 @@ export const requestContext = (logger: Logger) =>
       set.headers["x-request-id"] = state.id;
     })
     .onAfterResponse({ as: "global" }, ({ request, set, path }) => {
-      const state = requestState(request);
+      const state = states.of(request);
       logger.info("request", {
         method: request.method,
         path,

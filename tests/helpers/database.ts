@@ -1,14 +1,18 @@
 import postgres from "postgres";
 import { openDatabase, type Database } from "../../src/db/client";
+import { loadPgliteAssets, type PgliteAssets } from "../../src/db/pglite-assets";
 
 export const POSTGRES_URL = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
 export const databaseKind = POSTGRES_URL ? "postgres" : "pglite";
 
 /** A migrated PGlite data directory, made once per test process and cloned for each database. */
 let pgliteTemplate: Promise<Blob | File> | undefined;
+/** PGlite's modules, compiled once per test process for every in-memory database. */
+let pgliteModules: Promise<PgliteAssets> | undefined;
+export const sharedPgliteAssets = () => (pgliteModules ??= loadPgliteAssets());
 
 async function templateDump(): Promise<Blob | File> {
-  const template = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent" });
+  const template = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
   await template.migrate();
   const dump = await template.dumpDataDir!();
   await template.close();
@@ -29,7 +33,7 @@ export interface TestDatabase extends Database {
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!POSTGRES_URL) {
     pgliteTemplate ??= templateDump();
-    const database = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", memoryTemplate: await pgliteTemplate });
+    const database = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", memoryTemplate: await pgliteTemplate, pglite: sharedPgliteAssets() });
     return Object.assign(database, { destroy: () => database.close() });
   }
   const name = `vet_test_${Bun.randomUUIDv7().replaceAll("-", "").slice(-16)}`;

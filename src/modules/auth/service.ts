@@ -22,12 +22,11 @@ export interface Session {
   refreshToken: string;
 }
 
-
-
-
-
-/** Verified against when the email is unknown, so both failures take similar time. */
-let decoyHash: Promise<string> | undefined;
+/**
+ * Verified against when the email is unknown, so both failures take the same time: a hash of
+ * a discarded random password with the same parameters as `hashPassword`, so it never matches.
+ */
+const DECOY_HASH = "$argon2id$v=19$m=65536,t=2,p=1$5Z/uGgcNps1rAuF1MOEkpIh/dJYbBnnjTy4xiSLG0go$lyscGYRMmiltTfIUFg8LLHusMmjDryCVlAlx8kkpD0E";
 
 async function issueRefreshToken(ctx: ServiceContext, user: UserRow, familyId: string): Promise<string> {
   const value = randomToken(32);
@@ -88,7 +87,7 @@ export async function login(ctx: ServiceContext, input: LoginInput): Promise<Ses
   const email = normalizeEmail(input.email);
   const [user] = await ctx.db.select().from(users).where(and(eq(users.email, email), isNull(users.deleted_at)));
   if (!user) {
-    await Bun.password.verify(input.password, await (decoyHash ??= hashPassword(randomToken(16))));
+    await Bun.password.verify(input.password, DECOY_HASH);
     throw new AppError("INVALID_CREDENTIALS", "Invalid email or password");
   }
   if (!(await Bun.password.verify(input.password, user.password_hash))) {

@@ -35,7 +35,7 @@ export function reportView(row: ReportRow) {
   });
 }
 
-const NUMERIC_TYPES = new Set(["integer", "number"]);
+const NUMERIC_TYPES: ReadonlySet<string> = new Set(["integer", "number"]);
 
 /** A declaration's own consistency: bounds, enum and default fit its type. */
 function parameterProblems(parameter: ReportParameter, index: number): FieldError[] {

@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { ErrorEnvelope, errorResponses } from "../../http/common-model";
 import { plainJsonSchema } from "../../http/json-schema";
-import { requestState } from "../../http/request-context";
 import { isConnectionError } from "../../lib/error-log";
 import { AppError, envelope } from "../../lib/errors";
 import { invokeTool, quotaHeaders } from "./invoke";
@@ -30,7 +29,7 @@ function unavailableJsonRpc(body: unknown, requestId: string): Response {
 }
 
 /** The MCP surface: tool lists and invocation with per-clinic API keys, and real MCP at POST /mcp. */
-export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
+export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext) =>
   new Elysia({ prefix: "/mcp", tags: ["mcp"] as never })
     .get(
       "/health",
@@ -64,9 +63,9 @@ export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
     .post(
       "/tools/:tool/invoke",
       async ({ params, body, request, set, status }) => {
-        const requestId = requestState(request).id;
+        const requestId = requests.of(request).id;
         const outcome = await invokeTool(mcp, { authorization: request.headers.get("authorization"), tool: params.tool, input: body, requestId });
-        requestState(request).clinicId = outcome.key.clinicId;
+        requests.of(request).clinicId = outcome.key.clinicId;
         Object.assign(set.headers, outcome.headers);
         return status(outcome.status as 200, outcome.body);
       },
@@ -81,7 +80,7 @@ export const mcpModule = ({ mcp, database, config, clock }: AppContext) =>
       "/",
       async ({ request, body }) => {
         assertOriginAllowed(request, config.mcpAllowedOrigins);
-        const requestId = requestState(request).id;
+        const requestId = requests.of(request).id;
         try {
           return await handleMcpRequest(mcp, request, body, requestId);
         } catch (error) {

@@ -39,15 +39,15 @@ export const FUNCTION_GROUPS: Record<string, { reason: string; names: string[] }
  * Aggregates written `f(args) WITHIN GROUP (ORDER BY …)`: the median and other percentiles, the
  * mode, and the hypothetical-set ranks. Each is also in the lists above.
  */
-export const ORDERED_SET_AGGREGATES = new Set(["percentile_cont", "percentile_disc", "mode", "rank", "dense_rank", "percent_rank", "cume_dist"]);
+export const ORDERED_SET_AGGREGATES: ReadonlySet<string> = new Set(["percentile_cont", "percentile_disc", "mode", "rank", "dense_rank", "percent_rank", "cume_dist"]);
 
 /** Functions allowed in FROM (set-returning): only ones bounded by their input. */
-export const TABLE_FUNCTIONS = new Set(["unnest"]);
+export const TABLE_FUNCTIONS: ReadonlySet<string> = new Set(["unnest"]);
 
-export const ALLOWED_FUNCTIONS = new Set(Object.values(FUNCTION_GROUPS).flatMap((g) => g.names));
+export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set(Object.values(FUNCTION_GROUPS).flatMap((g) => g.names));
 
 /** Type names a cast may target: plain data types, never reg* lookups or other catalog types. */
-export const ALLOWED_CAST_TYPES = new Set([
+export const ALLOWED_CAST_TYPES: ReadonlySet<string> = new Set([
   "int", "integer", "int2", "int4", "int8", "smallint", "bigint", "numeric", "decimal", "real", "float", "float4", "float8", "double precision", "double",
   "text", "varchar", "character varying", "char", "character", "bool", "boolean", "date", "time", "timestamp", "timestamptz", "timestamp with time zone",
   "timestamp without time zone", "interval", "uuid", "json", "jsonb",

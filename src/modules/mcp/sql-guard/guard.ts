@@ -38,7 +38,7 @@ type Node = { type: string; [key: string]: any };
  * ONLY, TABLESAMPLE, ROWS FROM, INTO, FOR UPDATE, parameters…) is refused: an allowlist,
  * so what the parser learns tomorrow is refused until someone looks at it.
  */
-const ALLOWED_NODES = new Set([
+const ALLOWED_NODES: ReadonlySet<string> = new Set([
   "select_stmt", "compound_select_stmt", "with_clause", "common_table_expr", "select_clause", "from_clause", "where_clause",
   "group_by_clause", "group_by_rollup", "group_by_cube", "group_by_grouping_sets", "having_clause", "order_by_clause",
   "sort_specification", "sort_direction_asc", "sort_direction_desc", "sort_nulls_first", "sort_nulls_last", "limit_clause",
@@ -75,7 +75,7 @@ function nestingDepth(sql: string): number {
 const showNode = (node: Node): string => show(node as Parameters<typeof show>[0]);
 
 /** Per readable table, the clinic's live rows of its curated view, with the clinic id as `$1`. */
-const CLINIC_ROWS = new Map(
+const CLINIC_ROWS: ReadonlyMap<string, string> = new Map(
   READABLE_TABLES.map((table) => {
     const columns = table.columns.map((c) => c.name).join(", ");
     return [table.name, `(SELECT ${columns} FROM ${VIEW_SCHEMA}.${table.name} WHERE clinic_id = $1)`];

@@ -14,7 +14,7 @@
 export const WITHIN_GROUP_SUFFIX = "__within_group";
 
 /** Single-word type names a typed literal may use; the cast allowlist decides which are accepted. */
-const LITERAL_TYPES = new Set([
+const LITERAL_TYPES: ReadonlySet<string> = new Set([
   "int2", "int4", "int8", "smallint", "integer", "int", "bigint", "numeric", "decimal", "real", "float4", "float8", "float",
   "text", "varchar", "char", "bpchar", "bool", "boolean", "timestamptz", "timetz", "json", "jsonb", "uuid", "money", "bytea",
   "inet", "cidr", "macaddr", "xml", "tsvector", "tsquery", "oid", "name", "xid", "cid", "tid", "pg_lsn",

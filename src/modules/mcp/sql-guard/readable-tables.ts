@@ -71,9 +71,9 @@ export const READABLE_TABLES: ReadableTable[] = [
   },
 ];
 
-export const READABLE_TABLE_NAMES = new Set(READABLE_TABLES.map((t) => t.name));
+export const READABLE_TABLE_NAMES: ReadonlySet<string> = new Set(READABLE_TABLES.map((t) => t.name));
 /** Every column name of a readable table: the names `alias.column` may use. */
-export const READABLE_COLUMN_NAMES = new Set(READABLE_TABLES.flatMap((t) => t.columns.map((c) => c.name)));
+export const READABLE_COLUMN_NAMES: ReadonlySet<string> = new Set(READABLE_TABLES.flatMap((t) => t.columns.map((c) => c.name)));
 export const VIEW_SCHEMA = "mcp_read";
 export const READER_ROLE = "vet_mcp_reader";
 
