@@ -104,6 +104,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "POST", path: "/admin/backups", roles: ["owner"] },
   { method: "GET", path: "/admin/backups", roles: ["owner"] },
   { method: "GET", path: "/mcp/usage/summary", roles: ["owner"] },
+  { method: "GET", path: "/mcp/usage/daily", roles: ["owner"] },
   { method: "POST", path: "/auth/logout" },
   { method: "GET", path: "/auth/me" },
   { method: "POST", path: "/auth/password", body: () => ({ current_password: "not the password", new_password: "a new long password" }) },

@@ -2,9 +2,8 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
 import { CursorPage } from "../../http/pagination";
-import { ApiKeyModel, ApiKeyWithSecretModel, CreateKeyBody, KeyListQuery, SummaryModel, SummaryQuery, UsageQuery, UsageRowModel } from "./model";
+import { ApiKeyModel, ApiKeyWithSecretModel, CreateKeyBody, DailyModel, DailyQuery, KeyListQuery, SummaryModel, SummaryQuery, UsageQuery, UsageRowModel } from "./model";
 import * as keys from "./service";
-
 
 /** API keys and their usage: the clinic owner's alone (interface spec, Authentication rule 4). */
 export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) => {
@@ -55,5 +54,13 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
         return keys.usageSummary(services, actor.clinicId, query.date);
       },
       { query: SummaryQuery, response: { 200: t.Composite([SummaryModel, t.Object({ generated_at: t.String() })]), ...errorResponses(401, 403, 422) }, detail: { summary: "Calls per key and tool on a UTC day" } },
+    )
+    .get(
+      "/usage/daily",
+      async ({ actor, query }) => {
+        await mcp.flush();
+        return keys.usageDaily(services, actor.clinicId, query.days ?? 30, query.api_key_id);
+      },
+      { query: DailyQuery, response: { 200: DailyModel, ...errorResponses(401, 403, 422) }, detail: { summary: "Calls per UTC day by outcome and per tool, for charts" } },
     );
 };

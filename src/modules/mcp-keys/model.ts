@@ -71,5 +71,19 @@ export const SummaryModel = t.Object({
   ),
 });
 
+export const DailyQuery = t.Object({
+  days: t.Optional(t.Integer({ minimum: 1, maximum: 90, default: 30, description: "How many UTC days, ending today" })),
+  api_key_id: t.Optional(Uuid),
+});
+
+const OutcomeCounts = t.Object({ ok: t.Integer(), blocked: t.Integer(), denied: t.Integer(), rate_limited: t.Integer(), error: t.Integer() });
+
+export const DailyModel = t.Object({
+  from: t.String({ description: "First UTC day" }),
+  to: t.String({ description: "Last UTC day (today)" }),
+  days: t.Array(t.Composite([t.Object({ date: t.String() }), OutcomeCounts]), { description: "Every day of the range, oldest first, zeros included" }),
+  tools: t.Array(t.Composite([t.Object({ tool: t.String(), calls: t.Integer() }), OutcomeCounts]), { description: "Calls per tool over the range, most called first" }),
+});
+
 export type CreateKeyInput = typeof CreateKeyBody.static;
 export type UsageFilters = typeof UsageQuery.static;

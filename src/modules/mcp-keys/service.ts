@@ -7,6 +7,8 @@ import { keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { rfc3339, serialize, utcDay } from "../../lib/time";
+
+const DAY_MS = 24 * 3600 * 1000;
 import { burstFor, generateApiKey, type ApiKeyDirectory } from "./directory";
 import type { CreateKeyInput, UsageFilters } from "./model";
 
@@ -160,5 +162,35 @@ export async function usageSummary(ctx: ServiceContext, clinicId: string, date: 
         tools: list,
       };
     }),
+  };
+}
+
+const noOutcomes = (): Record<UsageOutcome, number> => ({ ok: 0, blocked: 0, denied: 0, rate_limited: 0, error: 0 });
+
+/** Calls per UTC day (the last `days`, today included) by outcome, and per tool, for the usage charts. */
+export async function usageDaily(ctx: ServiceContext, clinicId: string, days: number, apiKeyId: string | undefined) {
+  const today = new Date(`${utcDay(ctx.clock.now())}T00:00:00Z`);
+  const from = new Date(today.getTime() - (days - 1) * DAY_MS);
+  const rows = await ctx.db
+    .select({ day: sql<string>`to_char(${mcpUsageLog.created_at} at time zone 'UTC', 'YYYY-MM-DD')`, tool: mcpUsageLog.tool, outcome: mcpUsageLog.outcome, calls: sql<number>`count(*)::int` })
+    .from(mcpUsageLog)
+    .where(and(eq(mcpUsageLog.clinic_id, clinicId), gte(mcpUsageLog.created_at, from), apiKeyId ? eq(mcpUsageLog.api_key_id, apiKeyId) : undefined))
+    .groupBy(sql`1`, mcpUsageLog.tool, mcpUsageLog.outcome);
+  const byDay = new Map(Array.from({ length: days }, (_, i) => [utcDay(new Date(from.getTime() + i * DAY_MS)), noOutcomes()]));
+  const byTool = new Map<string, Record<UsageOutcome, number>>();
+  for (const row of rows) {
+    const calls = Number(row.calls);
+    const day = byDay.get(row.day);
+    if (day) day[row.outcome] += calls;
+    const tool = byTool.get(row.tool) ?? noOutcomes();
+    tool[row.outcome] += calls;
+    byTool.set(row.tool, tool);
+  }
+  const total = (counts: Record<UsageOutcome, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  return {
+    from: utcDay(from),
+    to: utcDay(today),
+    days: [...byDay].map(([date, counts]) => ({ date, ...counts })),
+    tools: [...byTool].map(([tool, counts]) => ({ tool, calls: total(counts), ...counts })).sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool)),
   };
 }
