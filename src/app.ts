@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Config } from "./config";
 import { createLifecycle, type AppContext, type AppDeps } from "./context";
 import { authGuard } from "./http/auth";
+import { consoleRoutes } from "./http/console";
 import { corsPolicy } from "./http/cors";
 import { ApiDocument, apiDocs } from "./http/docs";
 import { idempotency } from "./http/idempotency";
@@ -38,7 +39,7 @@ export interface BuiltApp {
 }
 
 function buildRoutes(context: AppContext) {
-  return new Elysia({ name: "vet-clinic-service" })
+  return new Elysia({ name: "vet-clinic-service", serve: { routes: consoleRoutes } })
     .use(requestContext(context.logger, context.requests))
     .use(corsPolicy(context.config))
     .use(errorHandler(context.logger, context.requests))
@@ -105,5 +106,5 @@ export type App = BuiltApp["app"];
 export function listenerOptions(config: Config) {
   // reusePort off: a second process on the same port must fail to start, not share the port
   // (two processes with different in-memory state would answer the same clients).
-  return { port: config.port, hostname: config.host, reusePort: false, maxRequestBodySize: Math.max(config.maxBodyBytes * 64, 64 * 1024 * 1024) };
+  return { port: config.port, hostname: config.host, reusePort: false, development: false, maxRequestBodySize: Math.max(config.maxBodyBytes * 64, 64 * 1024 * 1024) };
 }

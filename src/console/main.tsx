@@ -1,0 +1,116 @@
+/** @jsxImportSource preact */
+import { signal } from "@preact/signals";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { Api } from "./api";
+import { I18n, type Language } from "./i18n";
+import { BillingPage, InvoicePage } from "./pages/billing";
+import { McpPage } from "./pages/mcp";
+import { SettingsPage } from "./pages/settings";
+import { SignIn } from "./pages/sign-in";
+import { TodayPage } from "./pages/today";
+import { PatientPage, TutorPage, TutorsPage } from "./pages/tutors";
+import { ConsoleContext, NoticeLine, OwnerOnly, type Console } from "./ui";
+
+/** Hash routes (`#/tutors/…`), so a reload never leaves `/` and the server serves one page. */
+function useRoute(): string[] {
+  const read = () => location.hash.replace(/^#\/?/, "").split("?")[0]!.split("/").filter(Boolean);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const changed = () => setRoute(read());
+    addEventListener("hashchange", changed);
+    return () => removeEventListener("hashchange", changed);
+  }, []);
+  return route;
+}
+
+function Screen({ route }: { route: string[] }) {
+  const [section, id] = route;
+  switch (section) {
+    case "tutors":
+      return id ? <TutorPage id={id} /> : <TutorsPage />;
+    case "patients":
+      return <PatientPage id={id!} />;
+    case "billing":
+      return <BillingPage />;
+    case "invoices":
+      return <InvoicePage id={id!} />;
+    case "mcp":
+      return (
+        <OwnerOnly>
+          <McpPage />
+        </OwnerOnly>
+      );
+    case "settings":
+      return (
+        <OwnerOnly>
+          <SettingsPage />
+        </OwnerOnly>
+      );
+    default:
+      return <TodayPage />;
+  }
+}
+
+function Shell({ console: c }: { console: Console }) {
+  const { api, i18n } = c;
+  const route = useRoute();
+  const session = api.session.value!;
+  const owner = session.user.role === "owner";
+  const links: [string, string][] = [
+    ["today", i18n.t("nav.today")],
+    ["tutors", i18n.t("nav.tutors")],
+    ["billing", i18n.t("nav.billing")],
+    ...(owner ? ([["mcp", i18n.t("nav.mcp")], ["settings", i18n.t("nav.settings")]] as [string, string][]) : []),
+  ];
+  const current = route[0] === "patients" ? "tutors" : route[0] === "invoices" ? "billing" : (route[0] ?? "today");
+  return (
+    <>
+      <header class="top">
+        <strong class="brand">{session.clinic.name}</strong>
+        <nav aria-label={i18n.t("app.title")}>
+          {links.map(([href, label]) => (
+            <a href={`#/${href}`} aria-current={current === href ? "page" : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <div class="me">
+          <label>
+            <span class="visually-hidden">{i18n.t("nav.language")}</span>
+            <select value={i18n.language.value} onChange={(e) => i18n.choose(e.currentTarget.value as Language)}>
+              <option value="es">Español</option>
+              <option value="en">English</option>
+            </select>
+          </label>
+          <span>{session.user.name}</span>
+          <button type="button" class="secondary" onClick={() => api.logout().finally(() => (location.hash = ""))}>
+            {i18n.t("nav.signOut")}
+          </button>
+        </div>
+      </header>
+      <main>
+        <NoticeLine />
+        <Screen route={route} />
+      </main>
+      {api.expired.value && (
+        <div class="overlay">
+          <SignIn expired />
+        </div>
+      )}
+    </>
+  );
+}
+
+function Root({ console: c }: { console: Console }) {
+  const [restoring, setRestoring] = useState(true);
+  useEffect(() => {
+    c.api.refresh().finally(() => setRestoring(false));
+  }, []);
+  if (restoring) return <main aria-busy="true">{c.i18n.t("common.loading")}</main>;
+  return <ConsoleContext.Provider value={c}>{c.api.session.value ? <Shell console={c} /> : <main class="center"><SignIn /></main>}</ConsoleContext.Provider>;
+}
+
+const i18n = new I18n();
+document.documentElement.lang = i18n.locale;
+render(<Root console={{ api: new Api(), i18n, notice: signal(null) }} />, document.getElementById("app")!);

@@ -1,0 +1,142 @@
+/** @jsxImportSource preact */
+import { useState } from "preact/hooks";
+import type { Clinic, Page, User } from "../api";
+import { Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+
+const CLINIC_FIELDS = [
+  ["name", "common.name"],
+  ["legal_name", "settings.legalName"],
+  ["rut", "settings.rut"],
+  ["address", "settings.address"],
+  ["giro", "settings.giro"],
+  ["timezone", "settings.timezone"],
+  ["currency", "settings.currency"],
+] as const;
+
+/** The owner's settings: the clinic (issuer data, time zone, currency, tax) and its staff. */
+export function SettingsPage() {
+  const { i18n } = useConsole();
+  return (
+    <section aria-labelledby="settings-title">
+      <h1 id="settings-title">{i18n.t("settings.title")}</h1>
+      <ClinicForm />
+      <Staff />
+    </section>
+  );
+}
+
+function ClinicForm() {
+  const { api, i18n } = useConsole();
+  const clinic = useClinic();
+  const [form, setForm] = useState<Record<string, string>>(() => Object.fromEntries(CLINIC_FIELDS.map(([field]) => [field, (clinic[field] as string | null) ?? ""])));
+  const [taxRate, setTaxRate] = useState(clinic.tax_rate_bps);
+  const { busy, run } = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const body: Record<string, unknown> = { tax_rate_bps: taxRate };
+    for (const [field] of CLINIC_FIELDS) {
+      const value = form[field]!.trim();
+      if (value !== ((clinic[field] as string | null) ?? "")) body[field] = value === "" ? null : value;
+    }
+    return run(async () => api.updateClinic(await api.patch<Clinic>("/clinic", body)), i18n.t("common.saved"));
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="clinic-title">
+      <h2 id="clinic-title">{i18n.t("settings.clinic")}</h2>
+      <div class="grid">
+        {CLINIC_FIELDS.map(([field, label]) => (
+          <Field label={i18n.t(label)}>
+            <input name={field} value={form[field]} onInput={(e) => setForm({ ...form, [field]: e.currentTarget.value })} />
+          </Field>
+        ))}
+        <Field label={i18n.t("settings.taxRate")}>
+          <input name="tax_rate_bps" type="number" min={0} max={10000} step={1} value={taxRate} onInput={(e) => setTaxRate(Math.trunc(Number(e.currentTarget.value)))} />
+        </Field>
+      </div>
+      <button type="submit" disabled={busy}>
+        {i18n.t("common.save")}
+      </button>
+    </form>
+  );
+}
+
+function Staff() {
+  const { api, i18n } = useConsole();
+  const users = useLoad(() => api.get<Page<User>>("/users", { limit: 200 }), []);
+  const [form, setForm] = useState({ name: "", email: "", role: "staff", password: "" });
+  const { busy, run } = useAction();
+  const me = api.session.value!.user.id;
+  const add = (event: Event) => {
+    event.preventDefault();
+    return run(async () => {
+      await api.post("/users", form);
+      setForm({ name: "", email: "", role: "staff", password: "" });
+      users.reload();
+    }, i18n.t("common.saved"));
+  };
+  const changeRole = (user: User, role: string) => run(() => api.patch(`/users/${user.id}`, { role }), i18n.t("common.saved")).then(users.reload);
+  const remove = (user: User) => run(() => api.remove(`/users/${user.id}`)).then(users.reload);
+  return (
+    <section class="card" aria-labelledby="staff-title">
+      <h2 id="staff-title">{i18n.t("settings.staff")}</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{i18n.t("common.name")}</th>
+            <th scope="col">{i18n.t("common.email")}</th>
+            <th scope="col">{i18n.t("settings.role")}</th>
+            <th scope="col">{i18n.t("common.actions")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {users.data?.data.map((user) => (
+            <tr>
+              <td>{user.name}</td>
+              <td>{user.email}</td>
+              <td>
+                {user.role === "owner" ? (
+                  "owner"
+                ) : (
+                  <select aria-label={`${i18n.t("settings.role")} ${user.name}`} value={user.role} onChange={(e) => changeRole(user, e.currentTarget.value)}>
+                    <option value="vet">vet</option>
+                    <option value="staff">staff</option>
+                  </select>
+                )}
+              </td>
+              <td>
+                {user.id !== me && user.role !== "owner" && (
+                  <button type="button" class="danger" disabled={busy} onClick={() => remove(user)}>
+                    {i18n.t("settings.delete")} <span class="visually-hidden">{user.name}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form onSubmit={add} aria-label={i18n.t("settings.addUser")}>
+        <h3>{i18n.t("settings.addUser")}</h3>
+        <div class="grid">
+          <Field label={i18n.t("common.name")}>
+            <input name="user_name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+          </Field>
+          <Field label={i18n.t("common.email")}>
+            <input name="user_email" type="email" required value={form.email} onInput={(e) => setForm({ ...form, email: e.currentTarget.value })} />
+          </Field>
+          <Field label={i18n.t("settings.role")}>
+            <select name="user_role" value={form.role} onChange={(e) => setForm({ ...form, role: e.currentTarget.value })}>
+              <option value="vet">vet</option>
+              <option value="staff">staff</option>
+            </select>
+          </Field>
+          <Field label={i18n.t("settings.password")}>
+            <input name="user_password" type="password" autocomplete="new-password" required value={form.password} onInput={(e) => setForm({ ...form, password: e.currentTarget.value })} />
+          </Field>
+        </div>
+        <button type="submit" disabled={busy}>
+          {i18n.t("settings.addUser")}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,162 @@
+/** @jsxImportSource preact */
+import { useEffect, useState } from "preact/hooks";
+import type { Page } from "../api";
+import type { MessageKey } from "../i18n";
+import { todayIn, zonedToUtc } from "../time";
+import { Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+
+interface BoardVisit {
+  id: string;
+  status: Status;
+  scheduled_at: string;
+  reason: string | null;
+  patient: { id: string; name: string; species: string } | null;
+  tutor: { id: string; name: string; phone: string | null } | null;
+}
+type Status = "scheduled" | "in_progress" | "completed" | "cancelled" | "no_show";
+
+const STATUSES: Status[] = ["scheduled", "in_progress", "completed", "cancelled", "no_show"];
+/** The moves the visit state machine allows from each status. */
+const MOVES: Record<Status, Status[]> = { scheduled: ["in_progress", "cancelled", "no_show"], in_progress: ["completed"], completed: [], cancelled: [], no_show: [] };
+
+/** The clinic's day: its visits grouped by status, with the allowed moves, and a form to schedule one. */
+export function TodayPage() {
+  const { api, i18n } = useConsole();
+  const clinic = useClinic();
+  const [day, setDay] = useState(() => todayIn(clinic.timezone));
+  const board = useLoad(() => api.get<Page<BoardVisit>>("/operations/visits", { date_from: day, date_to: day, limit: 200 }), [day]);
+  const { busy, run } = useAction();
+  const move = (visit: BoardVisit, status: Status) => run(() => api.patch(`/visits/${visit.id}`, { status })).then(board.reload);
+  return (
+    <section aria-labelledby="today-title">
+      <div class="title-row">
+        <h1 id="today-title">{i18n.t("today.title")}</h1>
+        <Field label={i18n.t("today.day")}>
+          <input type="date" value={day} onChange={(e) => e.currentTarget.value && setDay(e.currentTarget.value)} />
+        </Field>
+      </div>
+      <div class="board" aria-busy={board.data ? "false" : "true"}>
+        {STATUSES.map((status) => {
+          const visits = board.data?.data.filter((v) => v.status === status) ?? [];
+          return (
+            <section class="column" aria-labelledby={`column-${status}`} data-status={status}>
+              <h2 id={`column-${status}`}>
+                {i18n.t(`visit.${status}` as MessageKey)} <span class="count">{visits.length}</span>
+              </h2>
+              {visits.map((visit) => (
+                <article class="visit card" data-visit-id={visit.id} aria-label={`${visit.patient?.name ?? "—"} ${i18n.time(visit.scheduled_at, clinic.timezone)}`}>
+                  <div class="visit-head">
+                    <time dateTime={visit.scheduled_at}>{i18n.time(visit.scheduled_at, clinic.timezone)}</time>
+                    <strong>{visit.patient ? <a href={`#/patients/${visit.patient.id}`}>{visit.patient.name}</a> : "—"}</strong>
+                  </div>
+                  <div class="muted">
+                    {visit.tutor ? <a href={`#/tutors/${visit.tutor.id}`}>{visit.tutor.name}</a> : "—"}
+                    {visit.tutor?.phone ? ` · ${visit.tutor.phone}` : ""}
+                  </div>
+                  {visit.reason && <div>{visit.reason}</div>}
+                  <div class="actions">
+                    {MOVES[visit.status].map((to) => (
+                      <button type="button" class={to === "cancelled" || to === "no_show" ? "secondary" : ""} disabled={busy} onClick={() => move(visit, to)}>
+                        {i18n.t(`move.${to}` as MessageKey)}
+                      </button>
+                    ))}
+                    {visit.status === "completed" && visit.tutor && (
+                      <a class="button secondary" href={`#/invoices/new?tutor=${visit.tutor.id}&visit=${visit.id}&reason=${encodeURIComponent(visit.reason ?? "")}`}>
+                        {i18n.t("visit.invoice")}
+                      </a>
+                    )}
+                  </div>
+                </article>
+              ))}
+            </section>
+          );
+        })}
+      </div>
+      <ScheduleVisit day={day} onScheduled={board.reload} />
+    </section>
+  );
+}
+
+interface Named {
+  id: string;
+  name: string;
+}
+
+/** Tutor search as you type (the API folds case and accents), then one of the tutor's patients. */
+function ScheduleVisit({ day, onScheduled }: { day: string; onScheduled: () => void }) {
+  const { api, i18n } = useConsole();
+  const clinic = useClinic();
+  const [query, setQuery] = useState("");
+  const [matches, setMatches] = useState<Named[]>([]);
+  const [tutor, setTutor] = useState<Named | null>(null);
+  const [patients, setPatients] = useState<Named[]>([]);
+  const [patientId, setPatientId] = useState("");
+  const [time, setTime] = useState("09:00");
+  const [reason, setReason] = useState("");
+  const { busy, run } = useAction();
+  useEffect(() => {
+    if (tutor || query.trim().length < 2) return setMatches([]);
+    const timer = setTimeout(() => api.get<Page<Named>>("/tutors", { q: query.trim(), limit: 8 }).then((page) => setMatches(page.data), () => setMatches([])), 200);
+    return () => clearTimeout(timer);
+  }, [query, tutor]);
+  useEffect(() => {
+    setPatientId("");
+    if (tutor) api.get<Page<Named>>("/patients", { tutor_id: tutor.id, limit: 100 }).then((page) => setPatients(page.data));
+  }, [tutor]);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const done = await run(() => api.post("/visits", { patient_id: patientId, scheduled_at: zonedToUtc(day, time, clinic.timezone), reason: reason || null }), i18n.t("today.scheduled"));
+    if (done) {
+      setReason("");
+      onScheduled();
+    }
+  };
+  return (
+    <form class="card schedule" onSubmit={submit} aria-labelledby="schedule-title">
+      <h2 id="schedule-title">{i18n.t("today.schedule")}</h2>
+      <div class="grid">
+        <Field label={i18n.t("today.tutor")}>
+          <input
+            type="search"
+            name="tutor"
+            placeholder={i18n.t("today.tutorSearch")}
+            value={tutor ? tutor.name : query}
+            onInput={(e) => {
+              setTutor(null);
+              setQuery(e.currentTarget.value);
+            }}
+            autocomplete="off"
+          />
+        </Field>
+        <Field label={i18n.t("today.patient")}>
+          <select name="patient" value={patientId} onChange={(e) => setPatientId(e.currentTarget.value)} required disabled={!tutor}>
+            <option value="">{i18n.t("today.pickPatient")}</option>
+            {patients.map((p) => (
+              <option value={p.id}>{p.name}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label={i18n.t("today.time")}>
+          <input type="time" name="time" value={time} required onInput={(e) => setTime(e.currentTarget.value)} />
+        </Field>
+        <Field label={i18n.t("today.reason")}>
+          <input name="reason" maxLength={500} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+        </Field>
+      </div>
+      {matches.length > 0 && (
+        <ul class="matches" aria-label={i18n.t("today.tutor")}>
+          {matches.map((m) => (
+            <li>
+              <button type="button" class="link" onClick={() => setTutor(m)}>
+                {m.name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <button type="submit" disabled={busy || !patientId}>
+        {i18n.t("today.schedule")}
+      </button>
+    </form>
+  );
+}

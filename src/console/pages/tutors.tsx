@@ -1,0 +1,266 @@
+/** @jsxImportSource preact */
+import { useEffect, useState } from "preact/hooks";
+import type { Page } from "../api";
+import type { MessageKey } from "../i18n";
+import { Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+
+interface Tutor {
+  id: string;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  national_id: string | null;
+}
+interface Patient {
+  id: string;
+  tutor_id: string;
+  name: string;
+  species: string;
+  sex: string;
+  birth_date: string | null;
+}
+interface InvoiceRow {
+  id: string;
+  status: string;
+  currency: string;
+  total_amount: number;
+  balance: number;
+  created_at: string;
+}
+interface VisitRow {
+  id: string;
+  status: string;
+  scheduled_at: string;
+  reason: string | null;
+}
+
+const SPECIES = ["dog", "cat", "bird", "rabbit", "rodent", "reptile", "horse", "other"];
+const SEXES = ["unknown", "male", "female"];
+/** Empty inputs are "not given": optional fields go out as null. */
+const orNull = (value: string) => (value.trim() === "" ? null : value.trim());
+
+function TutorForm({ tutor, onSaved }: { tutor?: Tutor; onSaved: (tutor: Tutor) => void }) {
+  const { api, i18n } = useConsole();
+  const [form, setForm] = useState({ name: tutor?.name ?? "", email: tutor?.email ?? "", phone: tutor?.phone ?? "", national_id: tutor?.national_id ?? "" });
+  const { busy, run } = useAction();
+  const set = (field: keyof typeof form) => (e: { currentTarget: HTMLInputElement }) => setForm({ ...form, [field]: e.currentTarget.value });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const body = { name: form.name.trim(), email: orNull(form.email), phone: orNull(form.phone), national_id: orNull(form.national_id) };
+    return run(async () => {
+      const saved = tutor ? await api.patch<Tutor>(`/tutors/${tutor.id}`, body) : await api.post<Tutor>("/tutors", body);
+      if (!tutor) setForm({ name: "", email: "", phone: "", national_id: "" });
+      onSaved(saved);
+    }, i18n.t("common.saved"));
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label={tutor ? tutor.name : i18n.t("tutors.new")}>
+      {!tutor && <h2>{i18n.t("tutors.new")}</h2>}
+      <div class="grid">
+        <Field label={i18n.t("common.name")}>
+          <input name="name" required maxLength={200} value={form.name} onInput={set("name")} />
+        </Field>
+        <Field label={i18n.t("common.email")}>
+          <input name="email" type="email" value={form.email} onInput={set("email")} />
+        </Field>
+        <Field label={i18n.t("common.phone")}>
+          <input name="phone" value={form.phone} onInput={set("phone")} />
+        </Field>
+        <Field label={i18n.t("tutors.nationalId")}>
+          <input name="national_id" value={form.national_id} onInput={set("national_id")} />
+        </Field>
+      </div>
+      <button type="submit" disabled={busy}>
+        {tutor ? i18n.t("common.save") : i18n.t("common.create")}
+      </button>
+    </form>
+  );
+}
+
+export function TutorsPage() {
+  const { api, i18n } = useConsole();
+  const [query, setQuery] = useState("");
+  const [debounced, setDebounced] = useState("");
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(query.trim()), 200);
+    return () => clearTimeout(timer);
+  }, [query]);
+  const tutors = useLoad(() => api.get<Page<Tutor>>("/tutors", { q: debounced, limit: 50 }), [debounced]);
+  return (
+    <section aria-labelledby="tutors-title">
+      <h1 id="tutors-title">{i18n.t("tutors.title")}</h1>
+      <Field label={i18n.t("common.search")}>
+        <input type="search" name="q" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+      </Field>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{i18n.t("common.name")}</th>
+            <th scope="col">{i18n.t("common.phone")}</th>
+            <th scope="col">{i18n.t("common.email")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {tutors.data?.data.map((tutor) => (
+            <tr>
+              <td>
+                <a href={`#/tutors/${tutor.id}`}>{tutor.name}</a>
+              </td>
+              <td>{tutor.phone ?? ""}</td>
+              <td>{tutor.email ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <TutorForm onSaved={(tutor) => (location.hash = `#/tutors/${tutor.id}`)} />
+    </section>
+  );
+}
+
+function PatientForm({ tutorId, patient, onSaved }: { tutorId: string; patient?: Patient; onSaved: () => void }) {
+  const { api, i18n } = useConsole();
+  const [form, setForm] = useState({ name: patient?.name ?? "", species: patient?.species ?? "dog", sex: patient?.sex ?? "unknown", birth_date: patient?.birth_date ?? "" });
+  const { busy, run } = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const body = { name: form.name.trim(), species: form.species, sex: form.sex, birth_date: orNull(form.birth_date) };
+    return run(async () => {
+      if (patient) await api.patch(`/patients/${patient.id}`, body);
+      else {
+        await api.post("/patients", { ...body, tutor_id: tutorId });
+        setForm({ ...form, name: "", birth_date: "" });
+      }
+      onSaved();
+    }, i18n.t("common.saved"));
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label={patient ? patient.name : i18n.t("patients.new")}>
+      {!patient && <h3>{i18n.t("patients.new")}</h3>}
+      <div class="grid">
+        <Field label={i18n.t("common.name")}>
+          <input name="patient_name" required maxLength={200} value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+        </Field>
+        <Field label={i18n.t("patients.species")}>
+          <select name="species" value={form.species} onChange={(e) => setForm({ ...form, species: e.currentTarget.value })}>
+            {SPECIES.map((s) => (
+              <option value={s}>{s}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label={i18n.t("patients.sex")}>
+          <select name="sex" value={form.sex} onChange={(e) => setForm({ ...form, sex: e.currentTarget.value })}>
+            {SEXES.map((s) => (
+              <option value={s}>{s}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label={i18n.t("patients.birthDate")}>
+          <input name="birth_date" type="date" value={form.birth_date} onInput={(e) => setForm({ ...form, birth_date: e.currentTarget.value })} />
+        </Field>
+      </div>
+      <button type="submit" disabled={busy}>
+        {patient ? i18n.t("common.save") : i18n.t("common.create")}
+      </button>
+    </form>
+  );
+}
+
+export function TutorPage({ id }: { id: string }) {
+  const { api, i18n } = useConsole();
+  const tutor = useLoad(() => api.get<Tutor>(`/tutors/${id}`), [id]);
+  const patients = useLoad(() => api.get<Page<Patient>>("/patients", { tutor_id: id, limit: 100 }), [id]);
+  const invoices = useLoad(() => api.get<Page<InvoiceRow>>("/billing/invoices", { tutor_id: id, order: "desc", limit: 50 }), [id]);
+  if (!tutor.data) return <p aria-busy="true">{i18n.t("common.loading")}</p>;
+  return (
+    <section aria-labelledby="tutor-title">
+      <h1 id="tutor-title">{tutor.data.name}</h1>
+      <TutorForm key={tutor.data.id} tutor={tutor.data} onSaved={tutor.reload} />
+      <h2>{i18n.t("tutors.patients")}</h2>
+      <ul class="plain">
+        {patients.data?.data.map((p) => (
+          <li>
+            <a href={`#/patients/${p.id}`}>{p.name}</a> <span class="muted">{p.species}</span>
+          </li>
+        ))}
+      </ul>
+      <PatientForm tutorId={id} onSaved={patients.reload} />
+      <h2>{i18n.t("tutors.invoices")}</h2>
+      <InvoiceTable rows={invoices.data?.data ?? []} />
+      <a class="button secondary" href={`#/invoices/new?tutor=${id}`}>
+        {i18n.t("billing.newInvoice")}
+      </a>
+    </section>
+  );
+}
+
+export function InvoiceTable({ rows }: { rows: InvoiceRow[] }) {
+  const { i18n } = useConsole();
+  const clinic = useClinic();
+  if (!rows.length) return <p class="muted">{i18n.t("common.none")}</p>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">{i18n.t("common.date")}</th>
+          <th scope="col">{i18n.t("common.status")}</th>
+          <th scope="col" class="num">
+            {i18n.t("billing.total")}
+          </th>
+          <th scope="col" class="num">
+            {i18n.t("billing.balance")}
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((invoice) => (
+          <tr>
+            <td>
+              <a href={`#/invoices/${invoice.id}`}>{i18n.dateTime(invoice.created_at, clinic.timezone)}</a>
+            </td>
+            <td>
+              <span class={`badge ${invoice.status}`}>{invoice.status}</span>
+            </td>
+            <td class="num">{i18n.money(invoice.total_amount, invoice.currency)}</td>
+            <td class="num">{i18n.money(invoice.balance, invoice.currency)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function PatientPage({ id }: { id: string }) {
+  const { api, i18n } = useConsole();
+  const clinic = useClinic();
+  const patient = useLoad(() => api.get<Patient>(`/patients/${id}`), [id]);
+  const visits = useLoad(() => api.get<Page<VisitRow>>("/visits", { patient_id: id, limit: 100 }), [id]);
+  if (!patient.data) return <p aria-busy="true">{i18n.t("common.loading")}</p>;
+  return (
+    <section aria-labelledby="patient-title">
+      <h1 id="patient-title">{patient.data.name}</h1>
+      <p>
+        <a href={`#/tutors/${patient.data.tutor_id}`}>{i18n.t("today.tutor")}</a>
+      </p>
+      <PatientForm key={patient.data.id} tutorId={patient.data.tutor_id} patient={patient.data} onSaved={patient.reload} />
+      <h2>{i18n.t("patients.visits")}</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{i18n.t("common.date")}</th>
+            <th scope="col">{i18n.t("common.status")}</th>
+            <th scope="col">{i18n.t("today.reason")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {visits.data?.data.map((visit) => (
+            <tr>
+              <td>{i18n.dateTime(visit.scheduled_at, clinic.timezone)}</td>
+              <td>{i18n.t(`visit.${visit.status}` as MessageKey)}</td>
+              <td>{visit.reason ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
