@@ -3,24 +3,13 @@
  * 1. /docs renders every operation and a request body offline (no request leaves 127.0.0.1);
  * 2. a web app on another origin listed in CORS_ORIGINS can log in (the refresh cookie included)
  *    and list tutors, and one on an unlisted origin is blocked by the browser.
- * `bun run test:browser`; `.ci/run` runs it. Prints "N passed, N failed".
+ * `bun run test:browser` (with the console's checks); `.ci/run` runs it.
  */
-import { chromium, type Browser } from "playwright-core";
-import { listenerOptions } from "../src/app";
-import { createTestApp, testConfig } from "../tests/helpers/app";
+import { listenerOptions } from "../../src/app";
+import { createTestApp, testConfig } from "../helpers/app";
+import { BrowserRun } from "./harness";
 
 const ALLOWED_PORT_PLACEHOLDER = "__API__";
-const results: { name: string; error?: string }[] = [];
-async function check(name: string, run: () => Promise<void>) {
-  try {
-    await run();
-    results.push({ name });
-    console.log(`(pass) ${name}`);
-  } catch (error) {
-    results.push({ name, error: String(error) });
-    console.log(`(fail) ${name}: ${error}`);
-  }
-}
 
 // A tiny "clinic web app" page on its own origin, calling the API across origins.
 const APP_PAGE = `<!doctype html><meta charset="utf-8"><title>desk</title><pre id="out">…</pre><script>
@@ -50,19 +39,12 @@ const otherSite = appSite();
 // The listed origin is known only now that its port is: the config object is the app's own.
 t.context.config.corsOrigins.push(`http://127.0.0.1:${allowedSite.port}`);
 
-let browser: Browser | undefined;
+const run = await BrowserRun.launch();
+let code = 1;
 try {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  const foreign: string[] = [];
-  const context = await browser.newContext();
-  context.on("request", (request) => {
-    if (new URL(request.url()).hostname !== "127.0.0.1") foreign.push(request.url());
-  });
+  const context = await run.context();
 
-  await check("/docs renders every operation and the request bodies, offline", async () => {
+  await run.check("/docs renders every operation and the request bodies, offline", async () => {
     const tab = await context.newPage();
     await tab.goto(`${apiBase}/docs`);
     await tab.waitForSelector(".opblock", { timeout: 15_000 });
@@ -75,7 +57,7 @@ try {
     await tab.close();
   });
 
-  await check("a web app on a CORS_ORIGINS origin logs in and lists tutors across origins", async () => {
+  await run.check("a web app on a CORS_ORIGINS origin logs in and lists tutors across origins", async () => {
     const tab = await context.newPage();
     await tab.goto(`http://127.0.0.1:${allowedSite.port}/`);
     await tab.waitForFunction(PAGE_DONE, undefined, { timeout: 15_000 });
@@ -84,7 +66,7 @@ try {
     await tab.close();
   });
 
-  await check("the same app on an unlisted origin is blocked by the browser", async () => {
+  await run.check("the same app on an unlisted origin is blocked by the browser", async () => {
     const tab = await context.newPage();
     await tab.goto(`http://127.0.0.1:${otherSite.port}/`);
     await tab.waitForFunction(PAGE_DONE, undefined, { timeout: 15_000 });
@@ -93,16 +75,14 @@ try {
     await tab.close();
   });
 
-  await check("no request left 127.0.0.1", async () => {
-    if (foreign.length) throw new Error(foreign.join(", "));
+  await run.check("no request left 127.0.0.1", async () => {
+    if (run.foreign.length) throw new Error(run.foreign.join(", "));
   });
 } finally {
-  await browser?.close();
+  code = await run.finish();
   allowedSite.stop(true);
   otherSite.stop(true);
   await t.app.stop(true);
   await t.close();
 }
-const failed = results.filter((r) => r.error).length;
-console.log(`${results.length - failed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+process.exit(code);

@@ -1,0 +1,224 @@
+/**
+ * The clinic console in a real browser, against a spawned server on the embedded database:
+ * `bun run test:browser` (with the other browser checks); `.ci/run` runs it.
+ */
+import AxeBuilder from "@axe-core/playwright";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { call, startServer } from "../helpers/server-process";
+import { assert, BrowserRun } from "./harness";
+
+const PASSWORD = "a long password";
+const TABLET = { width: 1024, height: 768 };
+
+const dataDir = mkdtempSync(join(tmpdir(), "vet-console-"));
+const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" });
+const base = server.baseUrl.replace("localhost", "127.0.0.1");
+const run = await BrowserRun.launch();
+
+// The clinic: its owner, a receptionist, a tutor with a patient and a visit at 10:00 today.
+const owner = await call(base, "POST", "/api/v1/auth/register", { json: { email: "owner@aromos.cl", password: PASSWORD, name: "Carolina Fuentes", clinic_name: "Los Aromos", timezone: "America/Santiago" } });
+const ownerToken: string = owner.body.access_token;
+await call(base, "POST", "/api/v1/users", { token: ownerToken, json: { email: "desk@aromos.cl", password: PASSWORD, name: "Andrea Torres", role: "staff" } });
+const tutor = await call(base, "POST", "/api/v1/tutors", { token: ownerToken, json: { name: "Camila Rojas", phone: "+56 9 1234 5678" } });
+const luna = await call(base, "POST", "/api/v1/patients", { token: ownerToken, json: { tutor_id: tutor.body.id, name: "Luna", species: "cat" } });
+const today = new Intl.DateTimeFormat("en-CA", { timeZone: "America/Santiago" }).format(new Date());
+const visit = await call(base, "POST", "/api/v1/visits", { token: ownerToken, json: { patient_id: luna.body.id, scheduled_at: zonedInstant(today, "10:00"), reason: "Control anual" } });
+
+/** A wall-clock time in Santiago as an instant (the test's own arithmetic, not the console's). */
+function zonedInstant(date: string, time: string): string {
+  for (const offset of ["-03:00", "-04:00"]) {
+    const instant = new Date(`${date}T${time}:00${offset}`);
+    const shown = new Intl.DateTimeFormat("en-GB", { timeZone: "America/Santiago", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(instant);
+    if (shown === time) return instant.toISOString();
+  }
+  throw new Error("no offset fits");
+}
+
+async function signIn(page: Page, email: string, password = PASSWORD) {
+  await page.goto(`${base}/#/today`);
+  await page.locator('input[name="email"]').fill(email);
+  await page.locator('input[name="password"]').fill(password);
+  await page.locator('button[type="submit"]').click();
+  await page.locator(".board[aria-busy=false]").waitFor();
+}
+
+const api = async (method: string, path: string, json?: unknown) => (await call(base, method, path, { token: ownerToken, json })).body;
+const column = (page: Page, status: string) => page.locator(`.column[data-status="${status}"]`);
+
+async function axeScan(page: Page, where: string): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${where}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+let invoiceUrl = "";
+try {
+  const ownerContext = await run.context({ viewport: TABLET, locale: "en-US" });
+  const page = await ownerContext.newPage();
+  const pageErrors: string[] = [];
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+
+  await run.check("sign in; the refresh cookie keeps the session across a reload; the access token is in memory only", async () => {
+    await signIn(page, "owner@aromos.cl");
+    await page.reload();
+    await page.locator(".board[aria-busy=false]").waitFor();
+    // A string, so the type check needs no DOM types.
+    const stored = String(await page.evaluate("JSON.stringify({ ...localStorage, ...sessionStorage }) + document.cookie"));
+    assert(!stored.includes("eyJ"), `a token is readable by scripts: ${stored}`);
+  });
+
+  await run.check("move a visit through its states on today's board", async () => {
+    const card = () => page.locator(`[data-visit-id="${visit.body.id}"]`);
+    await column(page, "scheduled").locator(`[data-visit-id="${visit.body.id}"]`).waitFor();
+    await card().getByRole("button", { name: "Start" }).click();
+    await column(page, "in_progress").locator(`[data-visit-id="${visit.body.id}"]`).waitFor();
+    await card().getByRole("button", { name: "Complete" }).click();
+    await column(page, "completed").locator(`[data-visit-id="${visit.body.id}"]`).waitFor();
+    const stored = await api("GET", `/api/v1/visits/${visit.body.id}`);
+    assert(stored.status === "completed" && stored.started_at && stored.completed_at, JSON.stringify(stored));
+  });
+
+  await run.check("create a tutor and a patient, then schedule a visit with accent-insensitive tutor search", async () => {
+    await page.goto(`${base}/#/tutors`);
+    await page.locator('input[name="name"]').fill("Ignacio Pérez");
+    await page.locator('input[name="phone"]').fill("+56 9 8765 4321");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.getByRole("heading", { level: 1, name: "Ignacio Pérez" }).waitFor();
+    await page.locator('input[name="patient_name"]').fill("Toby");
+    await page.locator('select[name="species"]').selectOption("dog");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.getByRole("link", { name: "Toby" }).waitFor();
+    await page.getByRole("link", { name: "Today" }).click();
+    await page.locator('input[name="tutor"]').fill("perez");
+    await page.getByRole("button", { name: "Ignacio Pérez" }).click();
+    await page.locator('select[name="patient"] option', { hasText: "Toby" }).waitFor({ state: "attached" });
+    await page.locator('select[name="patient"]').selectOption({ label: "Toby" });
+    await page.locator('input[name="time"]').fill("15:30");
+    await page.locator('input[name="reason"]').fill("Vacuna");
+    await page.getByRole("button", { name: "Schedule a visit" }).last().click();
+    await column(page, "scheduled").getByRole("link", { name: "Toby" }).waitFor();
+    const tutors = await api("GET", "/api/v1/tutors?q=perez");
+    const patients = await api("GET", `/api/v1/patients?tutor_id=${tutors.data[0].id}`);
+    const visits = await api("GET", `/api/v1/visits?patient_id=${patients.data[0].id}`);
+    assert(visits.data.length === 1 && Date.parse(visits.data[0].scheduled_at) === Date.parse(zonedInstant(today, "15:30")), `the visit is not at 15:30 Santiago: ${JSON.stringify(visits.data)}`);
+  });
+
+  await run.check("invoice from the completed visit (live totals as the API computes them) → emit → pay with a double click → one payment → boleta", async () => {
+    await page.goto(`${base}/#/today`);
+    await page.locator(`[data-visit-id="${visit.body.id}"]`).getByRole("link", { name: "Invoice" }).click();
+    await page.getByLabel("Unit price 1").fill("10001");
+    await page.getByLabel("Quantity 1").fill("3");
+    // 30,003 net; tax round_half_up(30,003 × 19 %) = 5,701 (5,700.57); total 35,704.
+    await page.locator('[data-total="Tax"] dd', { hasText: "5,701" }).waitFor();
+    await page.locator('[data-total="Total"] dd', { hasText: "35,704" }).waitFor();
+    await page.getByRole("button", { name: "Save draft" }).click();
+    await page.waitForURL(/#\/invoices\/[0-9a-f-]{36}$/);
+    invoiceUrl = page.url();
+    await page.getByRole("button", { name: "Emit" }).click();
+    const paymentKeys: (string | undefined)[] = [];
+    page.on("request", (request) => request.method() === "POST" && request.url().endsWith("/billing/payments") && paymentKeys.push(request.headers()["idempotency-key"]));
+    await page.getByRole("button", { name: "Record payment" }).dblclick();
+    await page.locator(".badge.paid").waitFor();
+    const invoiceId = invoiceUrl.split("/").pop()!;
+    const payments = await api("GET", `/api/v1/billing/payments?invoice_id=${invoiceId}`);
+    assert(payments.data.length === 1 && payments.data[0].amount === 35_704, `payments: ${JSON.stringify(payments.data)}`);
+    assert(paymentKeys.length === 2 && paymentKeys[0] && paymentKeys[0] === paymentKeys[1], `the double click sent ${JSON.stringify(paymentKeys)}`);
+    const stored = await api("GET", `/api/v1/billing/invoices/${invoiceId}`);
+    assert(stored.status === "paid" && stored.visit_id === visit.body.id && stored.tax_amount === 5_701, JSON.stringify(stored));
+    await page.getByRole("button", { name: "Issue boleta" }).click();
+    await page.locator('[data-doc-type="39"]', { hasText: "Folio 1" }).waitFor();
+  });
+
+  await run.check("create an MCP key, call get_clinic_context with it, see the call in the usage charts' data, revoke it", async () => {
+    await page.goto(`${base}/#/mcp`);
+    await page.locator('input[name="key_name"]').fill("Asistente");
+    await page.getByRole("button", { name: "Create" }).click();
+    const apiKey = (await page.getByTestId("new-api-key").innerText()).trim();
+    assert(/^svc_[A-Za-z0-9]{32}$/.test(apiKey), `shown key: ${apiKey}`);
+    const config = JSON.parse(await page.getByTestId("claude-config").innerText());
+    const entry = config.mcpServers["vet-clinic"];
+    assert(entry.args.includes(`${base}/mcp`) && entry.env.VET_CLINIC_KEY === `Bearer ${apiKey}`, JSON.stringify(config));
+    const invoked = await fetch(`${base}/mcp/tools/get_clinic_context/invoke`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: "{}" });
+    assert(invoked.status === 200, `invoke: ${invoked.status} ${await invoked.text()}`);
+    await page.reload();
+    const utcToday = new Date().toISOString().slice(0, 10);
+    await page.locator(`[data-testid="usage-per-day"] tr[data-date="${utcToday}"] td[data-outcome="ok"]`, { hasText: "1" }).waitFor({ state: "attached" });
+    await page.locator('[data-testid="usage-by-tool"] li[data-tool="get_clinic_context"]').waitFor();
+    await page.locator('[data-testid="latest-calls"] td', { hasText: "get_clinic_context" }).first().waitFor();
+    await page.locator("canvas").first().waitFor();
+    await page.getByRole("button", { name: "Revoke Asistente" }).click();
+    await page.locator(`tr[data-key-prefix="${apiKey.slice(0, 8)}"] .badge`, { hasText: "Revoked" }).waitFor();
+    const refused = await fetch(`${base}/mcp/tools/get_clinic_context/invoke`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: "{}" });
+    assert(refused.status === 401, `a revoked key answered ${refused.status}`);
+  });
+
+  await run.check("an ended session sends the user to sign in over the page, and what they typed is kept and saved", async () => {
+    await page.goto(`${base}/#/tutors`);
+    await page.locator('input[name="name"]').fill("Valentina Soto");
+    // Every other session of the owner ends (password change), and the next call finds the
+    // access token refused: the console must refresh, fail, and ask to sign in again.
+    await call(base, "POST", "/api/v1/auth/password", { token: ownerToken, json: { current_password: PASSWORD, new_password: `${PASSWORD} 2` } });
+    await page.route("**/api/v1/tutors", (route) => route.fulfill({ status: 401, contentType: "application/json", body: '{"error":"token_expired","code":"TOKEN_EXPIRED","message":"expired","request_id":"x"}' }), { times: 1 });
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.locator(".overlay").waitFor();
+    assert((await page.locator('main input[name="name"]').inputValue()) === "Valentina Soto", "the typed name was lost");
+    await page.locator('.overlay input[name="password"]').fill(`${PASSWORD} 2`);
+    await page.locator('.overlay button[type="submit"]').click();
+    await page.getByRole("heading", { level: 1, name: "Valentina Soto" }).waitFor();
+  });
+
+  await run.check("Spanish follows the switch; money is CLP without decimals, in es-CL", async () => {
+    await page.goto(invoiceUrl);
+    await page.getByLabel("Language").selectOption("es");
+    await page.getByRole("link", { name: "Hoy" }).waitFor();
+    await page.locator('[data-total="Total"] dd', { hasText: "$35.704" }).waitFor();
+    await page.getByLabel("Idioma").selectOption("en");
+  });
+
+  await run.check("no serious or critical accessibility violation on any page (axe)", async () => {
+    const problems: string[] = [];
+    for (const hash of ["#/today", "#/tutors", `#/tutors/${tutor.body.id}`, `#/patients/${luna.body.id}`, "#/billing", new URL(invoiceUrl).hash, "#/mcp", "#/settings"]) {
+      await page.goto(`${base}/${hash}`);
+      await page.locator("main h1").first().waitFor();
+      await page.waitForLoadState("networkidle");
+      problems.push(...(await axeScan(page, hash)));
+    }
+    const fresh = await (await run.context({ viewport: TABLET })).newPage();
+    await fresh.goto(`${base}/`);
+    await fresh.locator('input[name="email"]').waitFor();
+    problems.push(...(await axeScan(fresh, "sign-in")));
+    assert(problems.length === 0, problems.join("\n"));
+  });
+
+  await run.check("sign-out ends the session: a reload shows sign-in", async () => {
+    await page.goto(`${base}/#/today`);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.locator('input[name="email"]').waitFor();
+    await page.reload();
+    await page.locator('input[name="email"]').waitFor();
+  });
+
+  await run.check("staff see neither the MCP page nor settings", async () => {
+    const desk = await (await run.context({ viewport: TABLET, locale: "en-US" })).newPage();
+    await signIn(desk, "desk@aromos.cl");
+    const links = await desk.locator("header nav a").allInnerTexts();
+    assert(!links.some((l) => /MCP|Settings/.test(l)), `staff navigation: ${links.join(", ")}`);
+    for (const hash of ["#/mcp", "#/settings"]) {
+      await desk.goto(`${base}/${hash}`);
+      await desk.getByRole("alert").filter({ hasText: "owner" }).waitFor();
+      assert((await desk.locator("table").count()) === 0, `${hash} shows data to staff`);
+    }
+  });
+
+  await run.check("no script error, and no request left 127.0.0.1", async () => {
+    assert(pageErrors.length === 0, pageErrors.join("\n"));
+    assert(run.foreign.length === 0, run.foreign.join(", "));
+  });
+} finally {
+  const code = await run.finish();
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(code);
+}
