@@ -332,7 +332,7 @@ export function demoBlock(result: DemoResult, baseUrl?: string): string {
   const width = Math.max(...result.logins.map((login) => login.email.length));
   const lines = [
     `Demo clinic: ${DEMO_CLINIC} (${result.action})`,
-    ...(baseUrl ? [`Open ${baseUrl}/docs (API) — REST at ${baseUrl}/api/v1, MCP at ${baseUrl}/mcp`] : []),
+    ...(baseUrl ? [`Open ${baseUrl}/ (the console) or ${baseUrl}/docs (API) — REST at ${baseUrl}/api/v1, MCP at ${baseUrl}/mcp`] : []),
     "",
     ...result.logins.map((login) => `  ${login.role.padEnd(6)} ${login.email.padEnd(width)}  ${login.password}   (${login.name})`),
     "",

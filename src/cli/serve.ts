@@ -51,6 +51,7 @@ export async function serve(options: { onListening?: (baseUrl: string) => void }
   const baseUrl = `http://${shownHost}:${port}`;
   logger.announce("listening", {
     base_url: baseUrl,
+    console_url: `${baseUrl}/`,
     api_url: `${baseUrl}/api/v1`,
     mcp_url: `${baseUrl}/mcp`,
     docs_url: `${baseUrl}/docs`,

@@ -37,6 +37,15 @@ test("the binary serves from another directory, and its data survives a restart"
   const figures = await call(first.baseUrl, "POST", "/mcp/tools/get_clinic_context/invoke", { token: key.body.api_key, json: {} });
   expect(figures.status, figures.text).toBe(200);
   expect((await fetch(`${first.baseUrl}/docs`)).status).toBe(200);
+  // The console is inside the binary: its page and its bundled, minified script.
+  const page = await fetch(`${first.baseUrl}/`);
+  const html = await page.text();
+  expect(page.headers.get("content-type"), html).toContain("text/html");
+  const script = /<script type="module"[^>]* src="(\/[^"]+\.js)"/.exec(html)?.[1];
+  expect(script, html).toBeDefined();
+  const bundle = await fetch(`${first.baseUrl}${script}`);
+  expect(bundle.status).toBe(200);
+  expect((await bundle.text()).length).toBeGreaterThan(10_000);
   expect(await first.stop()).toBe(0);
   if (!pg) expect(statSync(join(workDir, "data", "pg")).isDirectory()).toBe(true);
 

@@ -38,6 +38,7 @@ const SCOPES = ["read", "query", "clinic_context"];
 /** The owner's MCP page: keys (create, rotate, revoke) and what assistants did with them. */
 export function McpPage() {
   const { api, i18n } = useConsole();
+  const clinic = useClinic();
   const [round, setRound] = useState(0);
   const keys = useLoad(() => api.get<Page<ApiKey>>("/mcp/keys", { limit: 200 }), [round]);
   const summary = useLoad(() => api.get<Summary>("/mcp/usage/summary"), [round]);
@@ -75,7 +76,7 @@ export function McpPage() {
               <td class="num">
                 {quota(key.id)} / {key.rate_limit_per_day}
               </td>
-              <td>{key.last_used_at ? i18n.dateTime(key.last_used_at, "UTC") : i18n.t("mcp.never")}</td>
+              <td>{key.last_used_at ? i18n.dateTime(key.last_used_at, clinic.timezone) : i18n.t("mcp.never")}</td>
               <td class="actions">
                 {key.revoked_at ? (
                   <span class="badge void">{i18n.t("mcp.revoked")}</span>
