@@ -131,6 +131,42 @@ try {
     await page.locator('[data-doc-type="39"]', { hasText: "Folio 1" }).waitFor();
   });
 
+  await run.check("the owner refunds the payment: the invoice is emitted again with its balance", async () => {
+    await page.goto(invoiceUrl);
+    await page.getByRole("button", { name: "Refund" }).click();
+    await page.locator("h1 .badge.emitted").waitFor();
+    const invoiceId = invoiceUrl.split("/").pop()!;
+    const refunds = await api("GET", `/api/v1/billing/refunds?invoice_id=${invoiceId}`);
+    const stored = await api("GET", `/api/v1/billing/invoices/${invoiceId}`);
+    assert(refunds.data.length === 1 && refunds.data[0].amount === 35_704 && stored.balance === 35_704, `${JSON.stringify(refunds.data)} ${JSON.stringify(stored)}`);
+  });
+
+  await run.check("a factura with the receiver's RUT", async () => {
+    const draft = await api("POST", "/api/v1/billing/invoices", { tutor_id: tutor.body.id, items: [{ description: "Cirugía", quantity: 1, unit_price: 120_000 }] });
+    await api("POST", `/api/v1/billing/invoices/${draft.id}/emit`);
+    await page.goto(`${base}/#/invoices/${draft.id}`);
+    await page.locator('input[name="receiver_rut"]').fill("76086428-5");
+    await page.locator('input[name="receiver_name"]').fill("Agrícola Los Aromos SpA");
+    await page.getByRole("button", { name: "Issue factura" }).click();
+    await page.locator('[data-doc-type="33"]', { hasText: "Folio 1" }).waitFor();
+    const documents = await api("GET", `/api/v1/billing/sii/documents?invoice_id=${draft.id}`);
+    assert(documents.data[0]?.receiver_rut === "76.086.428-5", JSON.stringify(documents.data));
+  });
+
+  await run.check("settings: the owner changes the clinic's legal name and adds a vet", async () => {
+    await page.goto(`${base}/#/settings`);
+    await page.locator('input[name="legal_name"]').fill("Servicios Veterinarios Los Aromos SpA");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    assert((await api("GET", "/api/v1/clinic")).legal_name === "Servicios Veterinarios Los Aromos SpA", "the legal name was not saved");
+    await page.locator('input[name="user_name"]').fill("Ignacio Morales");
+    await page.locator('input[name="user_email"]').fill("vet@aromos.cl");
+    await page.locator('select[name="user_role"]').selectOption("vet");
+    await page.locator('input[name="user_password"]').fill(PASSWORD);
+    await page.getByRole("button", { name: "Add user" }).last().click();
+    await page.getByRole("cell", { name: "vet@aromos.cl" }).waitFor();
+  });
+
   await run.check("create an MCP key, call get_clinic_context with it, see the call in the usage charts' data, revoke it", async () => {
     await page.goto(`${base}/#/mcp`);
     await page.locator('input[name="key_name"]').fill("Asistente");
