@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { call, startServer } from "../helpers/server-process";
+import { existsSync } from "node:fs";
+import { Firefox, FIREFOX_PATH } from "./firefox";
 import { assert, BrowserRun } from "./harness";
 
 const PASSWORD = "a long password";
@@ -245,6 +247,32 @@ try {
       await desk.goto(`${base}/${hash}`);
       await desk.getByRole("alert").filter({ hasText: "owner" }).waitFor();
       assert((await desk.locator("table").count()) === 0, `${hash} shows data to staff`);
+    }
+  });
+
+  await run.check("Firefox: sign in, today's board, an invoice's live totals, the MCP charts; no script error, no foreign request", async () => {
+    assert(existsSync(FIREFOX_PATH), `Firefox is not installed at ${FIREFOX_PATH} (Debian package firefox-esr)`);
+    const firefox = await Firefox.launch();
+    try {
+      const fill = (selector: string, value: string) =>
+        firefox.evaluate(`(() => { const el = document.querySelector(${JSON.stringify(selector)}); el.value = ${JSON.stringify(value)}; el.dispatchEvent(new Event("input", { bubbles: true })); return true; })()`);
+      await firefox.goto(`${base}/`);
+      await firefox.waitFor(`document.querySelector('input[name="email"]')`);
+      await fill('input[name="email"]', "owner@aromos.cl");
+      await fill('input[name="password"]', `${PASSWORD} 2`);
+      await firefox.evaluate(`document.querySelector('button[type="submit"]').click()`);
+      await firefox.waitFor(`document.querySelector('.board[aria-busy="false"] [data-visit-id="${visit.body.id}"]')`);
+      await firefox.evaluate(`location.hash = "#/invoices/new?tutor=${tutor.body.id}"`);
+      await firefox.waitFor(`document.querySelector('input[name="unit_price"]')`);
+      await fill('input[name="unit_price"]', "10001");
+      await fill('input[name="quantity"]', "3");
+      await firefox.waitFor(`/5[.,]701/.test(document.querySelector('[data-total] + [data-total] dd')?.textContent ?? "")`);
+      await firefox.evaluate(`location.hash = "#/mcp"`);
+      await firefox.waitFor(`document.querySelector("canvas") && document.querySelector('[data-testid="usage-by-tool"] li')`);
+      assert(firefox.errors.length === 0, `script errors in Firefox: ${firefox.errors.join("\n")}`);
+      assert(firefox.foreign.length === 0, `Firefox requests left 127.0.0.1: ${firefox.foreign.join(", ")}`);
+    } finally {
+      await firefox.close();
     }
   });
 
