@@ -95,12 +95,17 @@ try {
     await page.getByRole("link", { name: "Today" }).click();
     await page.locator('input[name="tutor"]').fill("perez");
     await page.getByRole("button", { name: "Ignacio Pérez" }).click();
-    await page.locator('select[name="patient"] option', { hasText: "Toby" }).waitFor({ state: "attached" });
-    await page.locator('select[name="patient"]').selectOption({ label: "Toby" });
+    await page.getByRole("button", { name: "Toby" }).click();
     await page.locator('input[name="time"]').fill("15:30");
     await page.locator('input[name="reason"]').fill("Vacuna");
     await page.getByRole("button", { name: "Schedule a visit" }).last().click();
     await column(page, "scheduled").getByRole("link", { name: "Toby" }).waitFor();
+    // A patient found by name alone (accents folded: "lúna" finds Luna).
+    await page.locator('input[name="patient"]').fill("lúna");
+    await page.getByRole("button", { name: "Luna" }).click();
+    await page.locator('input[name="time"]').fill("17:00");
+    await page.getByRole("button", { name: "Schedule a visit" }).last().click();
+    await column(page, "scheduled").locator("time", { hasText: "5:00" }).waitFor();
     const tutors = await api("GET", "/api/v1/tutors?q=perez");
     const patients = await api("GET", `/api/v1/patients?tutor_id=${tutors.data[0].id}`);
     const visits = await api("GET", `/api/v1/visits?patient_id=${patients.data[0].id}`);

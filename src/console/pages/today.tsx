@@ -82,32 +82,73 @@ interface Named {
   name: string;
 }
 
-/** Tutor search as you type (the API folds case and accents), then one of the tutor's patients. */
+/**
+ * Search as you type (the API folds case and accents): matches appear as buttons under the
+ * field; picking one fills it. `search` runs 200 ms after the last keystroke.
+ */
+function SearchPicker(props: { label: string; name: string; placeholder: string; picked: Named | null; onPick: (value: Named | null) => void; search: (q: string) => Promise<Named[]> }) {
+  const [query, setQuery] = useState("");
+  const [matches, setMatches] = useState<Named[]>([]);
+  useEffect(() => {
+    if (props.picked || query.trim().length < 2) return setMatches([]);
+    const timer = setTimeout(() => props.search(query.trim()).then(setMatches, () => setMatches([])), 200);
+    return () => clearTimeout(timer);
+  }, [query, props.picked]);
+  return (
+    <div>
+      <Field label={props.label}>
+        <input
+          type="search"
+          name={props.name}
+          placeholder={props.placeholder}
+          autocomplete="off"
+          value={props.picked ? props.picked.name : query}
+          onInput={(e) => {
+            props.onPick(null);
+            setQuery(e.currentTarget.value);
+          }}
+        />
+      </Field>
+      {matches.length > 0 && (
+        <ul class="matches" aria-label={props.label}>
+          {matches.map((match) => (
+            <li>
+              <button type="button" class="link" onClick={() => props.onPick(match)}>
+                {match.name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** A tutor narrows the patient search to their pets; a patient can also be found directly. */
 function ScheduleVisit({ day, onScheduled }: { day: string; onScheduled: () => void }) {
   const { api, i18n } = useConsole();
   const clinic = useClinic();
-  const [query, setQuery] = useState("");
-  const [matches, setMatches] = useState<Named[]>([]);
   const [tutor, setTutor] = useState<Named | null>(null);
-  const [patients, setPatients] = useState<Named[]>([]);
-  const [patientId, setPatientId] = useState("");
+  const [patient, setPatient] = useState<Named | null>(null);
+  const [tutorsPatients, setTutorsPatients] = useState<Named[]>([]);
   const [time, setTime] = useState("09:00");
   const [reason, setReason] = useState("");
+  // A new round after each visit scheduled: the pickers start empty again.
+  const [round, setRound] = useState(0);
   const { busy, run } = useAction();
   useEffect(() => {
-    if (tutor || query.trim().length < 2) return setMatches([]);
-    const timer = setTimeout(() => api.get<Page<Named>>("/tutors", { q: query.trim(), limit: 8 }).then((page) => setMatches(page.data), () => setMatches([])), 200);
-    return () => clearTimeout(timer);
-  }, [query, tutor]);
-  useEffect(() => {
-    setPatientId("");
-    if (tutor) api.get<Page<Named>>("/patients", { tutor_id: tutor.id, limit: 100 }).then((page) => setPatients(page.data));
+    setPatient(null);
+    setTutorsPatients([]);
+    if (tutor) api.get<Page<Named>>("/patients", { tutor_id: tutor.id, limit: 100 }).then((page) => setTutorsPatients(page.data));
   }, [tutor]);
   const submit = async (event: Event) => {
     event.preventDefault();
-    const done = await run(() => api.post("/visits", { patient_id: patientId, scheduled_at: zonedToUtc(day, time, clinic.timezone), reason: reason || null }), i18n.t("today.scheduled"));
+    if (!patient) return;
+    const done = await run(() => api.post("/visits", { patient_id: patient.id, scheduled_at: zonedToUtc(day, time, clinic.timezone), reason: reason || null }), i18n.t("today.scheduled"));
     if (done) {
       setReason("");
+      setTutor(null);
+      setRound(round + 1);
       onScheduled();
     }
   };
@@ -115,27 +156,37 @@ function ScheduleVisit({ day, onScheduled }: { day: string; onScheduled: () => v
     <form class="card schedule" onSubmit={submit} aria-labelledby="schedule-title">
       <h2 id="schedule-title">{i18n.t("today.schedule")}</h2>
       <div class="grid">
-        <Field label={i18n.t("today.tutor")}>
-          <input
-            type="search"
-            name="tutor"
-            placeholder={i18n.t("today.tutorSearch")}
-            value={tutor ? tutor.name : query}
-            onInput={(e) => {
-              setTutor(null);
-              setQuery(e.currentTarget.value);
-            }}
-            autocomplete="off"
+        <SearchPicker
+          key={`tutor-${round}`}
+          label={i18n.t("today.tutor")}
+          name="tutor"
+          placeholder={i18n.t("today.tutorSearch")}
+          picked={tutor}
+          onPick={setTutor}
+          search={(q) => api.get<Page<Named>>("/tutors", { q, limit: 8 }).then((page) => page.data)}
+        />
+        <div>
+          <SearchPicker
+            key={`patient-${round}`}
+            label={i18n.t("today.patient")}
+            name="patient"
+            placeholder={i18n.t("today.pickPatient")}
+            picked={patient}
+            onPick={setPatient}
+            search={(q) => api.get<Page<Named>>("/patients", { q, tutor_id: tutor?.id, limit: 8 }).then((page) => page.data)}
           />
-        </Field>
-        <Field label={i18n.t("today.patient")}>
-          <select name="patient" value={patientId} onChange={(e) => setPatientId(e.currentTarget.value)} required disabled={!tutor}>
-            <option value="">{i18n.t("today.pickPatient")}</option>
-            {patients.map((p) => (
-              <option value={p.id}>{p.name}</option>
-            ))}
-          </select>
-        </Field>
+          {tutor && !patient && (
+            <ul class="matches" aria-label={`${i18n.t("tutors.patients")} ${tutor.name}`}>
+              {tutorsPatients.map((pet) => (
+                <li>
+                  <button type="button" class="link" onClick={() => setPatient(pet)}>
+                    {pet.name}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
         <Field label={i18n.t("today.time")}>
           <input type="time" name="time" value={time} required onInput={(e) => setTime(e.currentTarget.value)} />
         </Field>
@@ -143,18 +194,7 @@ function ScheduleVisit({ day, onScheduled }: { day: string; onScheduled: () => v
           <input name="reason" maxLength={500} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
         </Field>
       </div>
-      {matches.length > 0 && (
-        <ul class="matches" aria-label={i18n.t("today.tutor")}>
-          {matches.map((m) => (
-            <li>
-              <button type="button" class="link" onClick={() => setTutor(m)}>
-                {m.name}
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-      <button type="submit" disabled={busy || !patientId}>
+      <button type="submit" disabled={busy || !patient}>
         {i18n.t("today.schedule")}
       </button>
     </form>
