@@ -26,6 +26,7 @@ import { mcpKeysModule } from "./modules/mcp-keys";
 import { mcpReportsModule } from "./modules/mcp-reports";
 import { backupsModule } from "./modules/backups";
 import { BackupScheduler, BackupStore } from "./backup/store";
+import { PlannerStatistics } from "./db/planner-statistics";
 import { alertsModule } from "./modules/alerts";
 import { billingModule } from "./modules/billing";
 import { operationsModule } from "./modules/operations";
@@ -85,11 +86,13 @@ export function createApp(deps: AppDeps): BuiltApp {
     idempotency: idempotency(services),
     declaredQueries: new DeclaredQueries(),
     apiDocument: new ApiDocument(),
+    statistics: new PlannerStatistics(deps.database, deps.logger),
     backups: deps.database.kind === "postgres" ? null : new BackupScheduler(new BackupStore(deps.database, deps.clock, deps.config.backup, deps.logger), deps.clock, deps.logger),
   };
   context.backups?.start();
   context.lifecycle.onBeforeClose(async () => context.backups?.stop());
   context.lifecycle.onBeforeClose(() => mcp.stop());
+  context.lifecycle.onBeforeClose(() => context.statistics.stop());
   const app = buildRoutes(context);
   context.declaredQueries.learn(app);
   context.apiDocument.learn(app);

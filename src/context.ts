@@ -11,6 +11,7 @@ import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/logger";
 import type { McpRuntime } from "./modules/mcp/runtime";
 import type { BackupScheduler } from "./backup/store";
+import type { PlannerStatistics } from "./db/planner-statistics";
 
 /** What the app is built from: tests hand in their own database, clock and config. */
 export interface AppDeps {
@@ -54,4 +55,6 @@ export interface AppContext extends AppDeps {
   mcp: McpRuntime;
   /** Backups of the embedded database; null on PostgreSQL, whose operator backs it up. */
   backups: BackupScheduler | null;
+  /** ANALYZE of stale tables; the server starts it once listening (tests call `refresh`). */
+  statistics: PlannerStatistics;
 }

@@ -58,6 +58,7 @@ export async function serve(options: { onListening?: (baseUrl: string) => void }
     database: database.kind,
     data: database.location,
   });
+  // After listening, so a large table's first ANALYZE never delays /ready.
+  context.statistics.start();
   options.onListening?.(baseUrl);
-
 }

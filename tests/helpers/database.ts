@@ -11,6 +11,9 @@ let pgliteTemplate: Promise<Blob | File> | undefined;
 let pgliteModules: Promise<PgliteAssets> | undefined;
 export const sharedPgliteAssets = () => (pgliteModules ??= loadPgliteAssets());
 
+/** Builds the template ahead (the preload does, so no test's hook pays the ~5 s of migrations). */
+export const preparePgliteTemplate = () => (pgliteTemplate ??= templateDump());
+
 async function templateDump(): Promise<Blob | File> {
   const template = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
   await template.migrate();
@@ -32,8 +35,7 @@ export interface TestDatabase extends Database {
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!POSTGRES_URL) {
-    pgliteTemplate ??= templateDump();
-    const database = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", memoryTemplate: await pgliteTemplate, pglite: sharedPgliteAssets() });
+    const database = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", memoryTemplate: await preparePgliteTemplate(), pglite: sharedPgliteAssets() });
     return Object.assign(database, { destroy: () => database.close() });
   }
   const name = `vet_test_${Bun.randomUUIDv7().replaceAll("-", "").slice(-16)}`;
