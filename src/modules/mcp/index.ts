@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { Elysia, t, type TSchema } from "elysia";
 import type { AppContext } from "../../context";
 import { ErrorEnvelope, errorResponses } from "../../http/common-model";
 import { plainJsonSchema } from "../../http/json-schema";
@@ -16,6 +16,17 @@ const ToolInfo = t.Object({
   input_schema: t.Record(t.String(), t.Unknown()),
   output_schema: t.Record(t.String(), t.Unknown()),
 });
+
+/** A JSON-RPC error answer; `data`, when present, is the REST envelope. */
+const JsonRpcError = (description: string, data: TSchema = ErrorEnvelope) =>
+  t.Object(
+    {
+      jsonrpc: t.Literal("2.0"),
+      id: t.Union([t.String(), t.Number(), t.Null()]),
+      error: t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(data) }),
+    },
+    { description },
+  );
 
 /** An outage answered as JSON-RPC (the client speaks it), with the REST envelope as its data. */
 function unavailableJsonRpc(body: unknown, requestId: string): Response {
@@ -91,18 +102,16 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
       {
         body: t.Unknown(),
         response: {
-          503: t.Object(
-            {
-              jsonrpc: t.Literal("2.0"),
-              id: t.Union([t.String(), t.Number(), t.Null()]),
-              error: t.Object({ code: t.Integer(), message: t.String(), data: ErrorEnvelope }),
-            },
-            { description: "A JSON-RPC error: the database is unavailable (the envelope is its data)" },
-          ),
+          400: t.Union([ErrorEnvelope, JsonRpcError("A JSON-RPC error: an unsupported MCP-Protocol-Version or a message that is not JSON-RPC")], {
+            description: "INVALID_JSON in the envelope (the body is not JSON), or a JSON-RPC error from the protocol",
+          }),
+          406: JsonRpcError("The client must accept application/json and text/event-stream"),
+          415: t.Union([ErrorEnvelope, JsonRpcError("Content-Type must be application/json")], { description: "UNSUPPORTED_MEDIA_TYPE" }),
+          503: JsonRpcError("A JSON-RPC error: the database is unavailable (the envelope is its data)"),
         },
         detail: {
           summary: "Model Context Protocol (Streamable HTTP, stateless, JSON responses)",
-          "x-statuses": { "202": "Accepted: the message was a notification or a response", "403": "ORIGIN_NOT_ALLOWED (a browser origin not in MCP_ALLOWED_ORIGINS)", "406": "The client must accept application/json and text/event-stream" },
+          "x-statuses": { "202": "Accepted: the message was a notification or a response", "403": "ORIGIN_NOT_ALLOWED (a browser origin not in MCP_ALLOWED_ORIGINS)" },
         },
       },
     )

@@ -1,6 +1,6 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { plainJsonSchema } from "../../http/json-schema";
 import { AppError } from "../../lib/errors";
 import { invokeTool } from "./invoke";
@@ -24,13 +24,60 @@ export function assertOriginAllowed(request: Request, allowed: readonly string[]
 
 const asJsonSchema = (schema: object) => plainJsonSchema(JSON.parse(JSON.stringify(schema))) as { type: "object"; [k: string]: unknown };
 
+/** A tools/call the SDK would accept as it is: one request, nothing to negotiate. */
+interface PlainToolCall {
+  id: string | number;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
 /**
- * Real MCP over Streamable HTTP, stateless with JSON responses: a server per request, the same
- * registry, key authentication, scopes, quota and usage log as `/mcp/tools/{tool}/invoke`.
+ * The one message assistants send over and over. Returns it when the request passes every check
+ * the SDK's transport makes (Accept, Content-Type, protocol version) and the message is a single
+ * well-formed `tools/call`; anything else (batches, other methods, odd shapes, errors to report)
+ * goes through the SDK, which answers it as the protocol says.
+ */
+function plainToolCall(request: Request, body: unknown): PlainToolCall | undefined {
+  const accept = request.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
+  const mediaType = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (mediaType !== "application/json") return undefined;
+  const version = request.headers.get("mcp-protocol-version");
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  if (!isPlainObject(body) || body.jsonrpc !== "2.0" || body.method !== "tools/call") return undefined;
+  const id = body.id;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return undefined;
+  const params = body.params;
+  if (!isPlainObject(params) || typeof params.name !== "string") return undefined;
+  const input = params.arguments ?? {};
+  if (!isPlainObject(input)) return undefined;
+  return { id, name: params.name, input };
+}
+
+/** A tool result as the protocol carries it: the text copy for older clients, and no structuredContent on errors (clients validate it against the output schema). */
+function toolResultJson(outcome: { ok: boolean; body: Record<string, unknown> }): string {
+  const text = JSON.stringify(outcome.body);
+  const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
+  return outcome.ok ? `{"content":${content},"structuredContent":${text}}` : `{"isError":true,"content":${content}}`;
+}
+
+/**
+ * Real MCP over Streamable HTTP, stateless with JSON responses, with the same registry, key
+ * authentication, scopes, quota and usage log as `/mcp/tools/{tool}/invoke`. A plain tools/call
+ * is answered directly (the same bytes the SDK would send, without building a server and a
+ * transport for it); every other message goes through a server made for the request.
  */
 export async function handleMcpRequest(runtime: McpRuntime, request: Request, parsedBody: unknown, requestId: string): Promise<Response> {
   const authorization = request.headers.get("authorization");
   await runtime.ready;
+  const call = plainToolCall(request, parsedBody);
+  if (call) {
+    const outcome = await invokeTool(runtime, { authorization, tool: call.name, input: call.input, requestId });
+    const json = `{"result":${toolResultJson(outcome)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+    return new Response(json, { status: 200, headers: { "content-type": "application/json" } });
+  }
   const key = await runtime.keys.authenticate(authorization);
 
   const server = new Server({ name: "vet-clinic-service", version: pkg.version }, { capabilities: { tools: { listChanged: false } } });
@@ -46,9 +93,7 @@ export async function handleMcpRequest(runtime: McpRuntime, request: Request, pa
   }));
   server.setRequestHandler(CallToolRequestSchema, async (call) => {
     const outcome = await invokeTool(runtime, { authorization, tool: call.params.name, input: call.params.arguments ?? {}, requestId });
-    const text = JSON.stringify(outcome.body);
-    // No structuredContent on errors: clients validate it against the output schema.
-    return outcome.ok ? { content: [{ type: "text" as const, text }], structuredContent: outcome.body } : { isError: true, content: [{ type: "text" as const, text }] };
+    return JSON.parse(toolResultJson(outcome)) as { content: { type: "text"; text: string }[] };
   });
 
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
