@@ -11,7 +11,8 @@ import { basename, join } from "node:path";
 
 export interface PgliteAssets {
   pgliteWasmModule: WebAssembly.Module;
-  initdbWasmModule: WebAssembly.Module;
+  /** Only needed to create a data directory (initdb); an existing one starts without it. */
+  initdbWasmModule?: WebAssembly.Module;
   fsBundle: Blob;
   extensions: { pg_trgm: Extension };
 }
@@ -36,13 +37,19 @@ const pgTrgm: Extension = {
 };
 
 /**
- * PGlite's WebAssembly modules (compiled, about 130 ms) and file-system bundle. A caller that
- * opens many databases (the tests) compiles them once and hands them to each `openDatabase`.
+ * PGlite's WebAssembly modules and file-system bundle. Compiling PostgreSQL takes about 130 ms
+ * and initdb about 60 ms more, so initdb is compiled only when a data directory is to be created.
+ * A caller that opens many databases (the tests) compiles them once and hands them to each
+ * `openDatabase`.
  */
-export async function loadPgliteAssets(): Promise<PgliteAssets> {
+export async function loadPgliteAssets(options: { initdb: boolean } = { initdb: true }): Promise<PgliteAssets> {
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
+    WebAssembly.compile(await Bun.file(pgliteWasm).arrayBuffer()),
+    options.initdb ? WebAssembly.compile(await Bun.file(initdbWasm).arrayBuffer()) : undefined,
+  ]);
   return {
-    pgliteWasmModule: await WebAssembly.compile(await Bun.file(pgliteWasm).arrayBuffer()),
-    initdbWasmModule: await WebAssembly.compile(await Bun.file(initdbWasm).arrayBuffer()),
+    pgliteWasmModule,
+    ...(initdbWasmModule ? { initdbWasmModule } : {}),
     fsBundle: Bun.file(pgliteData),
     extensions: { pg_trgm: pgTrgm },
   };

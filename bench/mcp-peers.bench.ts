@@ -1,0 +1,209 @@
+/**
+ * `query_database` over `POST /mcp` beside the MCP database servers people use on PostgreSQL:
+ * `@bytebase/dbhub` (HTTP) and `@modelcontextprotocol/server-postgres` (stdio), both run from
+ * devDependencies with Node, on the same database holding the demo clinic, through the same
+ * official SDK client (one client per system). Four query classes, each asked the same logical
+ * question (ours through the clinic views, the peers on the base tables filtered by clinic);
+ * rounds interleave the systems; medians of the rounds. Needs DATABASE_URL=postgres://….
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { join } from "node:path";
+import { seedDemo } from "../src/cli/seed";
+import { systemClock } from "../src/lib/clock";
+import { createTestDatabase, POSTGRES_URL } from "../tests/helpers/database";
+import { startServer } from "../tests/helpers/server-process";
+import { percentile } from "./lib/load";
+import { printTable } from "./lib/table";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CALLERS = 8;
+const LATENCY_CALLS = 200;
+const ROOT = join(import.meta.dir, "..");
+
+if (!POSTGRES_URL) {
+  console.log("\n### MCP database peers\n\nskipped: the peers serve PostgreSQL; run with DATABASE_URL=postgres://…");
+  process.exit(0);
+}
+
+interface QueryClass {
+  label: string;
+  /** Ours: the clinic views, which show only the key's clinic. */
+  ours: string;
+  /** The peers: the base tables, filtered to the same clinic and its live rows. */
+  peers: (clinicId: string) => string;
+}
+
+const QUERIES: QueryClass[] = [
+  { label: "count(*)", ours: "SELECT count(*) AS n FROM visits", peers: (c) => `SELECT count(*) AS n FROM visits WHERE clinic_id = '${c}' AND deleted_at IS NULL` },
+  {
+    label: "revenue by month",
+    ours: "SELECT date_trunc('month', paid_at) AS month, sum(amount) AS revenue FROM payments GROUP BY 1 ORDER BY 1",
+    peers: (c) => `SELECT date_trunc('month', paid_at) AS month, sum(amount) AS revenue FROM payments WHERE clinic_id = '${c}' AND deleted_at IS NULL GROUP BY 1 ORDER BY 1`,
+  },
+  {
+    label: "top 10 tutors (join)",
+    ours: "SELECT t.name, count(v.id) AS visits FROM tutors t JOIN patients p ON p.tutor_id = t.id JOIN visits v ON v.patient_id = p.id GROUP BY t.id, t.name ORDER BY visits DESC, t.name LIMIT 10",
+    peers: (c) =>
+      `SELECT t.name, count(v.id) AS visits FROM tutors t JOIN patients p ON p.tutor_id = t.id AND p.clinic_id = '${c}' AND p.deleted_at IS NULL JOIN visits v ON v.patient_id = p.id AND v.clinic_id = '${c}' AND v.deleted_at IS NULL WHERE t.clinic_id = '${c}' AND t.deleted_at IS NULL GROUP BY t.id, t.name ORDER BY visits DESC, t.name LIMIT 10`,
+  },
+  {
+    label: "200-row listing",
+    ours: "SELECT id, patient_id, status, scheduled_at, reason FROM visits ORDER BY scheduled_at DESC LIMIT 200",
+    peers: (c) => `SELECT id, patient_id, status, scheduled_at, reason FROM visits WHERE clinic_id = '${c}' AND deleted_at IS NULL ORDER BY scheduled_at DESC LIMIT 200`,
+  },
+];
+
+interface System {
+  name: string;
+  client: Client;
+  tool: string;
+  args(query: QueryClass): Record<string, unknown>;
+  /** The rows a result carries, to check that every system answers the same. */
+  rowCount(result: unknown): number;
+  stop(): Promise<void>;
+}
+
+const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0]?.text ?? "");
+const ensureOk = (system: string, result: unknown) => {
+  if ((result as { isError?: boolean }).isError) throw new Error(`${system} failed: ${textOf(result).slice(0, 500)}`);
+  return result;
+};
+
+async function connect(name: string, transport: Parameters<Client["connect"]>[0]): Promise<Client> {
+  const client = new Client({ name: `bench-${name}`, version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+const database = await createTestDatabase();
+console.error("mcp-peers: seeding the demo clinic on PostgreSQL…");
+const demo = await seedDemo(database, systemClock, "small");
+// Quotas out of the way: this measures speed, not the limits.
+await database.query("UPDATE clinics SET plan = 'enterprise', burst_per_minute = 1000000000 WHERE id = $1", [demo.clinic_id]);
+await database.query("UPDATE api_keys SET rate_limit_per_day = 1000000000 WHERE clinic_id = $1", [demo.clinic_id]);
+const dbUrl = database.url!;
+
+const ours = await startServer({ DATABASE_URL: dbUrl, LOG_LEVEL: "warn" });
+const dbhubPort = 20_000 + Math.floor(Math.random() * 20_000);
+const dbhub = Bun.spawn(["node", join(ROOT, "node_modules/@bytebase/dbhub/dist/index.js"), "--transport", "http", "--port", String(dbhubPort), "--dsn", `${dbUrl}?sslmode=disable`], { stdout: "ignore", stderr: "ignore" });
+for (let attempt = 0; !(await fetch(`http://127.0.0.1:${dbhubPort}/healthz`).then((r) => r.ok, () => false)); attempt++) {
+  if (attempt > 200) throw new Error("dbhub did not start");
+  await Bun.sleep(50);
+}
+
+const systems: System[] = [
+  {
+    name: "this service (POST /mcp)",
+    client: await connect("ours", new StreamableHTTPClientTransport(new URL(`${ours.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${demo.mcp_key}` } } })),
+    tool: "query_database",
+    args: (q) => ({ sql: q.ours }),
+    rowCount: (r) => (r as { structuredContent: { rows: unknown[] } }).structuredContent.rows.length,
+    stop: () => ours.stop().then(() => {}),
+  },
+  {
+    name: "@bytebase/dbhub 1.4 (HTTP)",
+    client: await connect("dbhub", new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${dbhubPort}/mcp`))),
+    tool: "execute_sql",
+    args: (q) => ({ sql: q.peers(demo.clinic_id) }),
+    rowCount: (r) => {
+      const parsed = JSON.parse(textOf(r));
+      if (!parsed?.data?.statements?.[0]?.rows) throw new Error(`dbhub answered: ${textOf(r).slice(0, 300)}`);
+      return parsed.data.statements[0].rows.length as number;
+    },
+    stop: async () => {
+      dbhub.kill();
+      await dbhub.exited;
+    },
+  },
+  {
+    name: "server-postgres 0.6.2 (stdio)",
+    client: await connect("server-postgres", new StdioClientTransport({ command: "node", args: [join(ROOT, "node_modules/@modelcontextprotocol/server-postgres/dist/index.js"), dbUrl], stderr: "ignore" })),
+    tool: "query",
+    args: (q) => ({ sql: q.peers(demo.clinic_id) }),
+    rowCount: (r) => (JSON.parse(textOf(r)) as unknown[]).length,
+    stop: async () => {},
+  },
+];
+
+let finished = false;
+process.on("exit", () => {
+  // A failed run must not leave the servers behind.
+  if (finished) return;
+  dbhub.kill();
+  process.kill(ours.pid);
+});
+
+const call = async (system: System, query: QueryClass) => ensureOk(system.name, await system.client.callTool({ name: system.tool, arguments: system.args(query) }));
+
+// Every system gives the same answer before any is timed.
+for (const query of QUERIES) {
+  const counts = await Promise.all(systems.map(async (system) => system.rowCount(await call(system, query))));
+  if (new Set(counts).size !== 1) throw new Error(`${query.label}: the systems disagree on the row count (${counts.join(", ")})`);
+}
+
+interface Sample {
+  p50: number;
+  throughput: number;
+  bytes: number;
+}
+
+async function measure(system: System, query: QueryClass): Promise<Sample> {
+  const latencies: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < LATENCY_CALLS; i++) {
+    const started = performance.now();
+    const result = await call(system, query);
+    latencies.push(performance.now() - started);
+    if (i === 0) bytes = JSON.stringify(result).length;
+  }
+  latencies.sort((a, b) => a - b);
+  let calls = 0;
+  const deadline = performance.now() + SECONDS * 1000;
+  const began = performance.now();
+  await Promise.all(
+    Array.from({ length: CALLERS }, async () => {
+      while (performance.now() < deadline) {
+        await call(system, query);
+        calls++;
+      }
+    }),
+  );
+  return { p50: percentile(latencies, 50), throughput: calls / ((performance.now() - began) / 1000), bytes };
+}
+
+const samples = new Map<string, Sample[]>();
+for (let round = 1; round <= ROUNDS; round++) {
+  console.error(`mcp-peers: round ${round} of ${ROUNDS}…`);
+  for (const query of QUERIES) {
+    for (const system of round % 2 ? systems : [...systems].reverse()) {
+      const key = `${query.label}\u0000${system.name}`;
+      samples.set(key, [...(samples.get(key) ?? []), await measure(system, query)]);
+    }
+  }
+}
+for (const system of systems) {
+  await system.client.close();
+  await system.stop();
+}
+finished = true;
+await database.destroy();
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const rows: Record<string, string | number>[] = [];
+const ratios: string[] = [];
+for (const query of QUERIES) {
+  const figures = systems.map((system) => {
+    const runs = samples.get(`${query.label}\u0000${system.name}`)!;
+    return { p50: median(runs.map((r) => r.p50)), throughput: median(runs.map((r) => r.throughput)), bytes: runs[0]!.bytes };
+  });
+  const cell = (f: (typeof figures)[number]) => `${f.p50.toFixed(2)} ms, ${Math.round(f.throughput).toLocaleString("en-US")}/s, ${(f.bytes / 1024).toFixed(0)} KB`;
+  const bestPeer = Math.max(...figures.slice(1).map((f) => f.throughput));
+  const ratio = figures[0]!.throughput / bestPeer;
+  ratios.push(`${query.label} ${ratio.toFixed(2)}`);
+  rows.push({ query: query.label, ...Object.fromEntries(systems.map((s, i) => [s.name, cell(figures[i]!)])), "ours ÷ best peer (throughput)": ratio.toFixed(2) });
+}
+printTable(`MCP database peers — PostgreSQL, demo clinic; p50 of ${LATENCY_CALLS} sequential calls, throughput with ${CALLERS} callers for ${SECONDS} s, result size; medians of ${ROUNDS} interleaved rounds`, rows);
+console.log(`\nratios (target ≥ 1.00): ${ratios.join(" · ")}`);
