@@ -91,6 +91,13 @@ export const errorHandler = (logger: Logger, states: RequestStates) =>
  */
 async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array();
+  // A declared length (already checked against the cap) bounds the body: HTTP framing stops
+  // reading there, so it is read in one piece instead of chunk by chunk.
+  if (request.headers.has("content-length")) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes`);
+    return bytes;
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
