@@ -1,0 +1,86 @@
+/**
+ * Embedded `query_database` over `POST /mcp` (the SDK client, one connection) against PGlite
+ * called directly in a process, on the same demo clinic data directory: the four query classes
+ * of the peer benchmark, the service through its clinic views, PGlite on the base tables
+ * filtered by clinic. Throughput with 8 callers; medians of BENCH_ROUNDS rounds.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { seedDemo } from "../src/cli/seed";
+import { openDatabase, type Database } from "../src/db/client";
+import { systemClock } from "../src/lib/clock";
+import { startServer } from "../tests/helpers/server-process";
+import { QUERIES } from "./lib/query-classes";
+import { printTable } from "./lib/table";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CALLERS = 8;
+
+if (process.env.DATABASE_URL?.startsWith("postgres")) {
+  console.log("\n### Embedded query_database vs PGlite\n\nskipped: this compares with PGlite; run without DATABASE_URL");
+  process.exit(0);
+}
+
+async function throughput(work: () => Promise<unknown>): Promise<number> {
+  let calls = 0;
+  const began = performance.now();
+  const deadline = began + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CALLERS }, async () => {
+      while (performance.now() < deadline) {
+        await work();
+        calls++;
+      }
+    }),
+  );
+  return calls / ((performance.now() - began) / 1000);
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "vet-clinic-bench-embedded-"));
+const seeding = await openDatabase({ dataDir });
+await seeding.migrate();
+const demo = await seedDemo(seeding, systemClock, "small");
+await seeding.query("UPDATE clinics SET plan = 'enterprise', burst_per_minute = 1000000000 WHERE id = $1", [demo.clinic_id]);
+await seeding.query("UPDATE api_keys SET rate_limit_per_day = 1000000000 WHERE clinic_id = $1", [demo.clinic_id]);
+await seeding.query("ANALYZE");
+await seeding.close();
+
+/** One of the two sides at a time: the data directory has one owner process. */
+const samples = new Map<string, number[]>();
+const note = (key: string, value: number) => samples.set(key, [...(samples.get(key) ?? []), value]);
+for (let round = 1; round <= ROUNDS; round++) {
+  console.error(`mcp-embedded: round ${round} of ${ROUNDS}…`);
+  const direct: Database = await openDatabase({ dataDir });
+  for (const query of QUERIES) note(`direct ${query.label}`, await throughput(() => direct.query(query.peers(demo.clinic_id))));
+  await direct.close();
+
+  const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" });
+  const client = new Client({ name: "bench-embedded", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${demo.mcp_key}` } } }));
+  for (const query of QUERIES) {
+    note(
+      `mcp ${query.label}`,
+      await throughput(async () => {
+        const result = await client.callTool({ name: "query_database", arguments: { sql: query.ours } });
+        if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 300));
+      }),
+    );
+  }
+  await client.close();
+  await server.stop();
+}
+rmSync(dataDir, { recursive: true, force: true });
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+printTable(
+  `Embedded query_database over POST /mcp vs PGlite in process — demo clinic, ${CALLERS} callers, ${SECONDS} s, medians of ${ROUNDS} rounds`,
+  QUERIES.map((query) => {
+    const mcp = median(samples.get(`mcp ${query.label}`)!);
+    const direct = median(samples.get(`direct ${query.label}`)!);
+    return { query: query.label, "PGlite direct (queries/s)": Math.round(direct), "POST /mcp (calls/s)": Math.round(mcp), ratio: `${Math.round((mcp / direct) * 100)} %`, target: "≥ 50 %" };
+  }),
+);

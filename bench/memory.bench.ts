@@ -1,0 +1,75 @@
+/**
+ * Resident memory of the embedded server (the single binary's case) with the demo clinic: idle
+ * after start, the peak under `get_clinic_context` and `query_database` load (the four query
+ * classes of the peer benchmark, 8 connections), and how it moves over a soak of
+ * BENCH_SOAK_SECONDS (default 60; the README's figure is a 10-minute run). A server that leaks
+ * shows up as a rising last column.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { seedDemo } from "../src/cli/seed";
+import { openDatabase } from "../src/db/client";
+import { systemClock } from "../src/lib/clock";
+import { startServer } from "../tests/helpers/server-process";
+import { loadFromChild } from "./lib/load";
+import { printTable } from "./lib/table";
+
+const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 60);
+const STEP_SECONDS = 10;
+
+if (process.env.DATABASE_URL?.startsWith("postgres")) {
+  console.log("\n### Embedded memory\n\nskipped: this measures the embedded database's process; run without DATABASE_URL");
+  process.exit(0);
+}
+
+const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024);
+
+const dataDir = mkdtempSync(join(tmpdir(), "vet-clinic-bench-memory-"));
+const seeding = await openDatabase({ dataDir });
+await seeding.migrate();
+const demo = await seedDemo(seeding, systemClock, "small");
+await seeding.query("UPDATE clinics SET plan = 'enterprise', burst_per_minute = 1000000000 WHERE id = $1", [demo.clinic_id]);
+await seeding.query("UPDATE api_keys SET rate_limit_per_day = 1000000000 WHERE clinic_id = $1", [demo.clinic_id]);
+await seeding.close();
+
+// With --smol, as the binary runs (package.json "build").
+const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" }, { command: ["bun", "--smol", "src/index.ts"] });
+const headers = { authorization: `Bearer ${demo.mcp_key}`, "content-type": "application/json" };
+const workloads = [
+  { url: `${server.baseUrl}/mcp/tools/get_clinic_context/invoke`, body: "{}" },
+  ...[
+    "SELECT count(*) AS n FROM visits",
+    "SELECT date_trunc('month', paid_at) AS month, sum(amount) AS revenue FROM payments GROUP BY 1 ORDER BY 1",
+    "SELECT t.name, count(v.id) AS visits FROM tutors t JOIN patients p ON p.tutor_id = t.id JOIN visits v ON v.patient_id = p.id GROUP BY t.id, t.name ORDER BY visits DESC, t.name LIMIT 10",
+    "SELECT id, patient_id, status, scheduled_at, reason FROM visits ORDER BY scheduled_at DESC LIMIT 200",
+  ].map((sql) => ({ url: `${server.baseUrl}/mcp/tools/query_database/invoke`, body: JSON.stringify({ sql }) })),
+];
+
+// Settled: the first statistics pass and the key listener have run.
+await fetch(`${server.baseUrl}/ready`);
+const idle = rssMb(server.pid);
+let peak = idle;
+const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 200);
+const timeline: Record<string, string | number>[] = [];
+const started = performance.now();
+let calls = 0;
+for (let step = 0; (performance.now() - started) / 1000 < SOAK_SECONDS; step++) {
+  const workload = workloads[step % workloads.length]!;
+  const result = await loadFromChild({ url: workload.url, method: "POST", headers, body: workload.body, connections: 8, seconds: STEP_SECONDS, warmupSeconds: 0 });
+  calls += result.requests;
+  if (result.errors) throw new Error(`${result.errors} failed calls: the soak measures a working server`);
+  timeline.push({ "after (s)": Math.round((performance.now() - started) / 1000), calls, "resident (MB)": rssMb(server.pid), "peak so far (MB)": peak });
+}
+clearInterval(sampler);
+const afterLoad = rssMb(server.pid);
+await server.stop();
+rmSync(dataDir, { recursive: true, force: true });
+
+printTable(`Embedded memory — demo clinic, get_clinic_context and the four query_database classes in turn, 8 connections, ${SOAK_SECONDS} s`, [
+  { measure: "resident idle after start", value: `${idle} MB`, target: "≤ 150 MB" },
+  { measure: "peak under load", value: `${peak} MB`, target: "≤ 300 MB" },
+  { measure: "resident at the end of the soak", value: `${afterLoad} MB`, target: "no growth without bound" },
+]);
+const sampled = timeline.filter((_, i) => timeline.length <= 12 || i % Math.ceil(timeline.length / 12) === 0 || i === timeline.length - 1);
+printTable("Resident memory over the soak", sampled);
