@@ -14,7 +14,7 @@ import { openDatabase, type Database } from "../../src/db/client";
 import { HOUR } from "../../src/lib/clock";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { PASSWORD, registerClinic, sessionFrom, type ClinicSession } from "../helpers/clinic";
-import { createTestDatabase, databaseKind, POSTGRES_URL } from "../helpers/database";
+import { createTestDatabase, databaseKind, POSTGRES_URL, sharedPgliteAssets } from "../helpers/database";
 import { createKey, invoke } from "../mcp/helpers";
 
 const dir = mkdtempSync(join(tmpdir(), "vet-backups-"));
@@ -230,8 +230,9 @@ async function createOtherPostgres(): Promise<Database | undefined> {
 
 test("a backup written under an older schema restores and is brought to this version's schema", async () => {
   const KNOWN = (await import("../../src/db/client")).KNOWN_MIGRATIONS.length;
-  const older = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent" });
-  const target = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent" });
+  // Two databases created from scratch (initdb and migrations, not the test template): seconds.
+  const older = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
+  const target = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
   try {
     await older.migrate(KNOWN - 1);
     await older.query("insert into clinics (id, name, timezone, currency, tax_rate_bps, plan, created_at, updated_at) values ('01900000-0000-7000-8000-0000000000aa', 'Old clinic', 'UTC', 'CLP', 1900, 'standard', now(), now())");
@@ -246,7 +247,7 @@ test("a backup written under an older schema restores and is brought to this ver
     await older.close();
     await target.close();
   }
-});
+}, 60_000);
 
 test("a database that is not empty is refused as a target, and keeps what it had", async () => {
   const snapshot = await takeSnapshot(t.database);
