@@ -6,13 +6,10 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { seedDemo } from "../src/cli/seed";
+import { rmSync } from "node:fs";
 import { openDatabase, type Database } from "../src/db/client";
-import { systemClock } from "../src/lib/clock";
 import { startServer } from "../tests/helpers/server-process";
+import { demoDataDir } from "./lib/service";
 import { QUERIES } from "./lib/query-classes";
 import { printTable } from "./lib/table";
 
@@ -40,14 +37,7 @@ async function throughput(work: () => Promise<unknown>): Promise<number> {
   return calls / ((performance.now() - began) / 1000);
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), "vet-clinic-bench-embedded-"));
-const seeding = await openDatabase({ dataDir });
-await seeding.migrate();
-const demo = await seedDemo(seeding, systemClock, "small");
-await seeding.query("UPDATE clinics SET plan = 'enterprise', burst_per_minute = 1000000000 WHERE id = $1", [demo.clinic_id]);
-await seeding.query("UPDATE api_keys SET rate_limit_per_day = 1000000000 WHERE clinic_id = $1", [demo.clinic_id]);
-await seeding.query("ANALYZE");
-await seeding.close();
+const { dataDir, demo } = await demoDataDir("embedded");
 
 /** One of the two sides at a time: the data directory has one owner process. */
 const samples = new Map<string, number[]>();

@@ -10,12 +10,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
-import { seedDemo } from "../src/cli/seed";
-import { systemClock } from "../src/lib/clock";
 import { createTestDatabase, POSTGRES_URL } from "../tests/helpers/database";
 import { startServer } from "../tests/helpers/server-process";
 import { percentile } from "./lib/load";
 import { QUERIES, type QueryClass } from "./lib/query-classes";
+import { seedUnlimitedDemo } from "./lib/service";
 import { printTable } from "./lib/table";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -53,10 +52,7 @@ async function connect(name: string, transport: Parameters<Client["connect"]>[0]
 
 const database = await createTestDatabase();
 console.error("mcp-peers: seeding the demo clinic on PostgreSQL…");
-const demo = await seedDemo(database, systemClock, "small");
-// Quotas out of the way: this measures speed, not the limits.
-await database.query("UPDATE clinics SET plan = 'enterprise', burst_per_minute = 1000000000 WHERE id = $1", [demo.clinic_id]);
-await database.query("UPDATE api_keys SET rate_limit_per_day = 1000000000 WHERE clinic_id = $1", [demo.clinic_id]);
+const demo = await seedUnlimitedDemo(database);
 const dbUrl = database.url!;
 
 const ours = await startServer({ DATABASE_URL: dbUrl, LOG_LEVEL: "warn" });

@@ -5,13 +5,9 @@
  * BENCH_SOAK_SECONDS (default 60; the README's figure is a 10-minute run). A server that leaks
  * shows up as a rising last column.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { seedDemo } from "../src/cli/seed";
-import { openDatabase } from "../src/db/client";
-import { systemClock } from "../src/lib/clock";
+import { readFileSync, rmSync } from "node:fs";
 import { startServer } from "../tests/helpers/server-process";
+import { demoDataDir } from "./lib/service";
 import { loadFromChild } from "./lib/load";
 import { printTable } from "./lib/table";
 
@@ -25,13 +21,7 @@ if (process.env.DATABASE_URL?.startsWith("postgres")) {
 
 const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024);
 
-const dataDir = mkdtempSync(join(tmpdir(), "vet-clinic-bench-memory-"));
-const seeding = await openDatabase({ dataDir });
-await seeding.migrate();
-const demo = await seedDemo(seeding, systemClock, "small");
-await seeding.query("UPDATE clinics SET plan = 'enterprise', burst_per_minute = 1000000000 WHERE id = $1", [demo.clinic_id]);
-await seeding.query("UPDATE api_keys SET rate_limit_per_day = 1000000000 WHERE clinic_id = $1", [demo.clinic_id]);
-await seeding.close();
+const { dataDir, demo } = await demoDataDir("memory");
 
 // With --smol, as the binary runs (package.json "build").
 const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" }, { command: ["bun", "--smol", "src/index.ts"] });

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../../src/db/client";
+import { seedDemo, type DemoResult } from "../../src/cli/seed";
+import { openDatabase, type Database } from "../../src/db/client";
+import { systemClock } from "../../src/lib/clock";
 import { createTestDatabase, POSTGRES_URL, type TestDatabase } from "../../tests/helpers/database";
 import { call, startServer, type ServerProcess } from "../../tests/helpers/server-process";
 
@@ -48,4 +50,25 @@ export async function startBenchService(): Promise<BenchService> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Seeds the demo clinic and lifts its quota and burst cap: the benchmarks measure speed, not the limits. */
+export async function seedUnlimitedDemo(database: Database): Promise<DemoResult> {
+  const demo = await seedDemo(database, systemClock, "small");
+  await database.query("UPDATE clinics SET plan = 'enterprise', burst_per_minute = 1000000000 WHERE id = $1", [demo.clinic_id]);
+  await database.query("UPDATE api_keys SET rate_limit_per_day = 1000000000 WHERE clinic_id = $1", [demo.clinic_id]);
+  await database.query("ANALYZE");
+  return demo;
+}
+
+/** A new embedded data directory holding that demo clinic, closed again so that a server can own it. */
+export async function demoDataDir(name: string): Promise<{ dataDir: string; demo: DemoResult }> {
+  const dataDir = mkdtempSync(join(tmpdir(), `vet-clinic-bench-${name}-`));
+  const database = await openDatabase({ dataDir });
+  try {
+    await database.migrate();
+    return { dataDir, demo: await seedUnlimitedDemo(database) };
+  } finally {
+    await database.close();
+  }
 }
