@@ -3,7 +3,7 @@ import { signal } from "@preact/signals";
 import { createContext, type ComponentChildren } from "preact";
 import { useCallback, useContext, useEffect, useState } from "preact/hooks";
 import { ApiError, type Api } from "./api";
-import type { I18n } from "./i18n";
+import type { I18n, MessageKey } from "./i18n";
 
 /** What every screen uses: the API client, the language, and the page's notice line. */
 export interface Console {
@@ -67,6 +67,23 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
     };
   }, [...deps, round]);
   return { data, reload: () => setRound((r) => r + 1) };
+}
+
+/** A table with its column headings and one `<tr>` per item (none while the items load). */
+export function DataTable<T>(props: { headings: MessageKey[]; rows: readonly T[] | undefined; row: (item: T) => ComponentChildren; class?: string; testId?: string }) {
+  const { i18n } = useConsole();
+  return (
+    <table class={props.class} data-testid={props.testId}>
+      <thead>
+        <tr>
+          {props.headings.map((heading) => (
+            <th scope="col">{i18n.t(heading)}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{props.rows?.map(props.row)}</tbody>
+    </table>
+  );
 }
 
 export function Field(props: { label: string; children: ComponentChildren }) {

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { Page } from "../api";
-import { Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+import { DataTable, Field, useAction, useClinic, useConsole, useLoad } from "../ui";
 
 interface ApiKey {
   id: string;
@@ -224,30 +224,17 @@ function Usage({ round }: { round: number }) {
         ))}
       </ul>
       <h3>{i18n.t("mcp.latest")}</h3>
-      <table data-testid="latest-calls">
-        <thead>
-          <tr>
-            <th scope="col">{i18n.t("common.date")}</th>
-            <th scope="col">{i18n.t("mcp.tool")}</th>
-            <th scope="col">{i18n.t("mcp.outcome")}</th>
-            <th scope="col">{i18n.t("mcp.reason")}</th>
-            <th scope="col">{i18n.t("mcp.sql")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {latest.data?.data.map((row) => (
-            <tr>
-              <td>{i18n.dateTime(row.created_at, clinic.timezone)}</td>
-              <td>{row.tool}</td>
-              <td>
-                <span class={`badge outcome-${row.outcome}`}>{row.outcome}</span>
-              </td>
-              <td>{row.reason ?? ""}</td>
-              <td>{row.sql_text && <code class="sql">{row.sql_text}</code>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable testId="latest-calls" headings={["common.date", "mcp.tool", "mcp.outcome", "mcp.reason", "mcp.sql"]} rows={latest.data?.data} row={(row) => (
+        <tr>
+          <td>{i18n.dateTime(row.created_at, clinic.timezone)}</td>
+          <td>{row.tool}</td>
+          <td>
+            <span class={`badge outcome-${row.outcome}`}>{row.outcome}</span>
+          </td>
+          <td>{row.reason ?? ""}</td>
+          <td>{row.sql_text && <code class="sql">{row.sql_text}</code>}</td>
+        </tr>
+      )} />
     </section>
   );
 }

@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import { useState } from "preact/hooks";
 import type { Clinic, Page, User } from "../api";
-import { Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+import { DataTable, Field, useAction, useClinic, useConsole, useLoad } from "../ui";
 
 const CLINIC_FIELDS = [
   ["name", "common.name"],
@@ -79,41 +79,29 @@ function Staff() {
   return (
     <section class="card" aria-labelledby="staff-title">
       <h2 id="staff-title">{i18n.t("settings.staff")}</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{i18n.t("common.name")}</th>
-            <th scope="col">{i18n.t("common.email")}</th>
-            <th scope="col">{i18n.t("settings.role")}</th>
-            <th scope="col">{i18n.t("common.actions")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {users.data?.data.map((user) => (
-            <tr>
-              <td>{user.name}</td>
-              <td>{user.email}</td>
-              <td>
-                {user.role === "owner" ? (
-                  "owner"
-                ) : (
-                  <select aria-label={`${i18n.t("settings.role")} ${user.name}`} value={user.role} onChange={(e) => changeRole(user, e.currentTarget.value)}>
-                    <option value="vet">vet</option>
-                    <option value="staff">staff</option>
-                  </select>
-                )}
-              </td>
-              <td>
-                {user.id !== me && user.role !== "owner" && (
-                  <button type="button" class="danger" disabled={busy} onClick={() => remove(user)}>
-                    {i18n.t("settings.delete")} <span class="visually-hidden">{user.name}</span>
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable headings={["common.name", "common.email", "settings.role", "common.actions"]} rows={users.data?.data} row={(user) => (
+        <tr>
+          <td>{user.name}</td>
+          <td>{user.email}</td>
+          <td>
+            {user.role === "owner" ? (
+              "owner"
+            ) : (
+              <select aria-label={`${i18n.t("settings.role")} ${user.name}`} value={user.role} onChange={(e) => changeRole(user, e.currentTarget.value)}>
+                <option value="vet">vet</option>
+                <option value="staff">staff</option>
+              </select>
+            )}
+          </td>
+          <td>
+            {user.id !== me && user.role !== "owner" && (
+              <button type="button" class="danger" disabled={busy} onClick={() => remove(user)}>
+                {i18n.t("settings.delete")} <span class="visually-hidden">{user.name}</span>
+              </button>
+            )}
+          </td>
+        </tr>
+      )} />
       <form onSubmit={add} aria-label={i18n.t("settings.addUser")}>
         <h3>{i18n.t("settings.addUser")}</h3>
         <div class="grid">

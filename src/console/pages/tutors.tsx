@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Page } from "../api";
 import type { MessageKey } from "../i18n";
-import { Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+import { DataTable, Field, useAction, useClinic, useConsole, useLoad } from "../ui";
 
 interface Tutor {
   id: string;
@@ -92,26 +92,15 @@ export function TutorsPage() {
       <Field label={i18n.t("common.search")}>
         <input type="search" name="q" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
       </Field>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{i18n.t("common.name")}</th>
-            <th scope="col">{i18n.t("common.phone")}</th>
-            <th scope="col">{i18n.t("common.email")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {tutors.data?.data.map((tutor) => (
-            <tr>
-              <td>
-                <a href={`#/tutors/${tutor.id}`}>{tutor.name}</a>
-              </td>
-              <td>{tutor.phone ?? ""}</td>
-              <td>{tutor.email ?? ""}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable headings={["common.name", "common.phone", "common.email"]} rows={tutors.data?.data} row={(tutor) => (
+        <tr>
+          <td>
+            <a href={`#/tutors/${tutor.id}`}>{tutor.name}</a>
+          </td>
+          <td>{tutor.phone ?? ""}</td>
+          <td>{tutor.email ?? ""}</td>
+        </tr>
+      )} />
       <TutorForm onSaved={(tutor) => (location.hash = `#/tutors/${tutor.id}`)} />
     </section>
   );
@@ -243,24 +232,13 @@ export function PatientPage({ id }: { id: string }) {
       </p>
       <PatientForm key={patient.data.id} tutorId={patient.data.tutor_id} patient={patient.data} onSaved={patient.reload} />
       <h2>{i18n.t("patients.visits")}</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{i18n.t("common.date")}</th>
-            <th scope="col">{i18n.t("common.status")}</th>
-            <th scope="col">{i18n.t("today.reason")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {visits.data?.data.map((visit) => (
-            <tr>
-              <td>{i18n.dateTime(visit.scheduled_at, clinic.timezone)}</td>
-              <td>{i18n.t(`visit.${visit.status}` as MessageKey)}</td>
-              <td>{visit.reason ?? ""}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable headings={["common.date", "common.status", "today.reason"]} rows={visits.data?.data} row={(visit) => (
+        <tr>
+          <td>{i18n.dateTime(visit.scheduled_at, clinic.timezone)}</td>
+          <td>{i18n.t(`visit.${visit.status}` as MessageKey)}</td>
+          <td>{visit.reason ?? ""}</td>
+        </tr>
+      )} />
     </section>
   );
 }
