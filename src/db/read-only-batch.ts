@@ -25,53 +25,60 @@ export type ReadOnlyBatch = (statements: RawStatement[]) => Promise<RawResult[]>
 export const PREPARED_STATEMENT_LIMIT = 100;
 
 /**
- * PGlite: the statements of one READ ONLY transaction go as one protocol message (parse, bind,
- * describe, execute each; one sync), one call instead of six per statement. An error makes the
- * server skip to the sync and `transaction` rolls back. Prepared statements are named by us,
- * kept least-recently-used, and closed when pushed out.
+ * PGlite: BEGIN READ ONLY, the statements and COMMIT go as one protocol message (parse, bind,
+ * describe, execute each; one sync): one call into PostgreSQL instead of three (PGlite's own
+ * `transaction` sends BEGIN and COMMIT as calls of their own, each costing as much as a small
+ * query). An error makes the server skip to the sync with the transaction aborted; a ROLLBACK
+ * then ends it. The client's locks are held throughout, so no other query can run between.
+ * Prepared statements are named by us, kept least-recently-used, and closed when pushed out.
  */
 export function pgliteReadOnlyBatch(client: PGlite): ReadOnlyBatch {
   const { serialize } = protocol;
   const prepared = new LruMap<string, string>(PREPARED_STATEMENT_LIMIT);
   let toClose: string[] = [];
   let nextName = 1;
-  return (statements) =>
-    client.transaction(async () => {
-      // This batch's statements become the most recent first, so making room never pushes them out.
-      for (const statement of statements) if (statement.prepare) prepared.get(statement.text);
-      const closing = toClose;
-      toClose = [];
-      const parsedHere: [string, string][] = [];
-      const parts: Uint8Array[] = [];
-      for (const statement of [{ text: "SET TRANSACTION READ ONLY", params: [] as string[], prepare: false }, ...statements]) {
-        let name = statement.prepare ? prepared.get(statement.text) : "";
-        const parse = name === "" || name === undefined; // unnamed, or new: named once, here
-        if (name === undefined) {
-          name = `vet_batch_${nextName++}`;
-          parsedHere.push([statement.text, name]);
-          const pushedOut = prepared.set(statement.text, name);
-          if (pushedOut) closing.push(pushedOut[1]);
-        }
-        if (parse) parts.push(serialize.parse({ name, text: statement.text }));
-        parts.push(serialize.bind({ statement: name, values: statement.params }), serialize.describe({ type: "P" }), serialize.execute({}));
+  const rollback = serialize.query("ROLLBACK");
+  const run = async (statements: RawStatement[]): Promise<RawResult[]> => {
+    // This batch's statements become the most recent first, so making room never pushes them out.
+    for (const statement of statements) if (statement.prepare) prepared.get(statement.text);
+    const closing = toClose;
+    toClose = [];
+    const parsedHere: [string, string][] = [];
+    const parts: Uint8Array[] = [];
+    for (const statement of [BEGIN_READ_ONLY, ...statements, COMMIT]) {
+      let name = statement.prepare ? prepared.get(statement.text) : "";
+      const parse = name === "" || name === undefined; // unnamed, or new: named once, here
+      if (name === undefined) {
+        name = `vet_batch_${nextName++}`;
+        parsedHere.push([statement.text, name]);
+        const pushedOut = prepared.set(statement.text, name);
+        if (pushedOut) closing.push(pushedOut[1]);
       }
-      // Closes go first: nothing before them can fail and skip them (closing a missing name is no error).
-      const message = concatBytes([...closing.map((name) => serialize.close({ type: "S", name })), ...parts, serialize.sync()]);
-      let messages;
-      try {
-        ({ messages } = await client.execProtocol(message, { syncToFs: false }));
-      } catch (error) {
-        // How far a failed batch got is unknown: forget its new names, and close them (and the closes) next time.
-        for (const [text] of parsedHere) prepared.delete(text);
-        toClose.push(...closing, ...parsedHere.map(([, name]) => name));
-        throw error;
-      }
-      return pgliteResults
-        .parseResults(messages, client.parsers, { rowMode: "array" })
-        .slice(1)
-        .map((result) => ({ rows: result.rows as unknown[][], fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })) }));
-    });
+      if (parse) parts.push(serialize.parse({ name, text: statement.text }));
+      parts.push(serialize.bind({ statement: name, values: statement.params }), serialize.describe({ type: "P" }), serialize.execute({}));
+    }
+    // Closes go first: nothing before them can fail and skip them (closing a missing name is no error).
+    const message = concatBytes([...closing.map((name) => serialize.close({ type: "S", name })), ...parts, serialize.sync()]);
+    let messages;
+    try {
+      ({ messages } = await client.execProtocol(message, { syncToFs: false }));
+    } catch (error) {
+      await client.execProtocol(rollback, { syncToFs: false, throwOnError: false });
+      // How far a failed batch got is unknown: forget its new names, and close them (and the closes) next time.
+      for (const [text] of parsedHere) prepared.delete(text);
+      toClose.push(...closing, ...parsedHere.map(([, name]) => name));
+      throw error;
+    }
+    return pgliteResults
+      .parseResults(messages, client.parsers, { rowMode: "array" })
+      .slice(1, 1 + statements.length)
+      .map((result) => ({ rows: result.rows as unknown[][], fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })) }));
+  };
+  return (statements) => client._runExclusiveTransaction(() => client._runExclusiveQuery(() => run(statements)));
 }
+
+const BEGIN_READ_ONLY: RawStatement = { text: "BEGIN READ ONLY", params: [] };
+const COMMIT: RawStatement = { text: "COMMIT", params: [] };
 
 function concatBytes(parts: Uint8Array[]): Uint8Array {
   const bytes = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
