@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { IdParams, NullableString, Timestamp, Uuid } from "../../http/common-model";
+import { NullableString, Timestamp, Uuid } from "../../http/common-model";
 import { offsetQueryFields } from "../../http/pagination";
 
 const Phone = t.String({ pattern: "^\\+?[0-9 ()-]{6,20}$", examples: ["+56912345678"] });
@@ -33,7 +33,6 @@ export const TutorListQuery = t.Object({
   q: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Case-insensitive part of the name" })),
 });
 
-export { IdParams };
 export type CreateTutorInput = typeof CreateTutorBody.static;
 export type UpdateTutorInput = typeof UpdateTutorBody.static;
 

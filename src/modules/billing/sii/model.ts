@@ -35,6 +35,3 @@ export type CreateTaxDocumentInput = typeof CreateTaxDocumentBody.static;
 
 /** The models of the three routes, for the ledger-resource factory. */
 export const taxDocumentModels = { item: TaxDocumentModel, create: CreateTaxDocumentBody, listQuery: TaxDocumentListQuery };
-
-/** A TaxDocument as the API answers it. */
-export type TaxDocumentView = typeof TaxDocumentModel.static;
