@@ -1,4 +1,4 @@
-import { FormatRegistry, Type } from "@sinclair/typebox";
+import { FormatRegistry, Type, type TObject, type TPartial, type TProperties } from "@sinclair/typebox";
 import { t, type TSchema } from "elysia";
 import { dateProblem, timestampProblem } from "../lib/time";
 
@@ -47,6 +47,10 @@ export const Nullable = <T extends TSchema>(schema: T, options = {}) => t.Union(
 export const OptionalNullable = <T extends TSchema>(schema: T) => t.Optional(Nullable(schema));
 export const NullableString = (options = {}) => Nullable(t.String(options));
 export const NullableTimestamp = Nullable(Timestamp);
+
+/** A PATCH body: the create body's fields, each optional, at least one of them sent. */
+export const UpdateBody = <T extends TProperties>(create: TObject<T>) =>
+  t.Object(Object.fromEntries(Object.entries(create.properties).map(([name, schema]) => [name, t.Optional(schema as TSchema)])), { minProperties: 1 }) as unknown as TPartial<TObject<T>>;
 
 /** A comma-separated list of allowed values (`status=emitted,paid`); anything else is a 422. */
 export const ValueList = (values: readonly (string | number)[], description?: string) => {

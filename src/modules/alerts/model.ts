@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DateFilters, DateOnly, Nullable, NullableTimestamp, OptionalNullable, Timestamp, Uuid, ValueList } from "../../http/common-model";
+import { DateFilters, DateOnly, Nullable, NullableTimestamp, OptionalNullable, Timestamp, UpdateBody, Uuid, ValueList } from "../../http/common-model";
 import { offsetQueryFields } from "../../http/pagination";
 import { ALERT_KINDS, ALERT_STATUSES } from "../../db/schema";
 
@@ -27,16 +27,7 @@ export const CreateAlertBody = t.Object({
   due_date: OptionalNullable(DateOnly),
 });
 
-export const UpdateAlertBody = t.Object(
-  {
-    patient_id: OptionalNullable(Uuid),
-    kind: t.Optional(Kind),
-    message: t.Optional(t.String({ minLength: 1, maxLength: 1000 })),
-    status: t.Optional(Status),
-    due_date: OptionalNullable(DateOnly),
-  },
-  { minProperties: 1 },
-);
+export const UpdateAlertBody = UpdateBody(CreateAlertBody);
 
 export const AlertListQuery = t.Object({
   ...offsetQueryFields,

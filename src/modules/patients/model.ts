@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DateOnly, Nullable, NullableString, OptionalNullable, StrictInteger, Timestamp, Uuid, ValueList } from "../../http/common-model";
+import { DateOnly, Nullable, NullableString, OptionalNullable, StrictInteger, Timestamp, UpdateBody, Uuid, ValueList } from "../../http/common-model";
 import { offsetQueryFields } from "../../http/pagination";
 import { SEXES, SPECIES } from "../../db/schema";
 
@@ -30,10 +30,7 @@ const fields = {
 };
 
 export const CreatePatientBody = t.Object({ tutor_id: Uuid, name: t.String({ minLength: 1, maxLength: 100 }), species: Species, ...fields });
-export const UpdatePatientBody = t.Object(
-  { tutor_id: t.Optional(Uuid), name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), species: t.Optional(Species), ...fields },
-  { minProperties: 1 },
-);
+export const UpdatePatientBody = UpdateBody(CreatePatientBody);
 export const PatientListQuery = t.Object({
   ...offsetQueryFields,
   q: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Case-insensitive part of the name" })),

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { NullableString, OptionalNullable, Timestamp, Uuid } from "../../http/common-model";
+import { NullableString, OptionalNullable, Timestamp, UpdateBody, Uuid } from "../../http/common-model";
 import { offsetQueryFields } from "../../http/pagination";
 
 const Phone = t.String({ pattern: "^\\+?[0-9 ()-]{6,20}$", examples: ["+56912345678"] });
@@ -26,7 +26,7 @@ const fields = {
 };
 
 export const CreateTutorBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), ...fields });
-export const UpdateTutorBody = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 200 })), ...fields }, { minProperties: 1 });
+export const UpdateTutorBody = UpdateBody(CreateTutorBody);
 export const TutorListQuery = t.Object({
   ...offsetQueryFields,
   q: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Case-insensitive part of the name" })),

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { INVOICE_STATUSES } from "../../../db/schema";
-import { DateFilters, Money, Nullable, NullableString, NullableTimestamp, OptionalNullable, StrictInteger, Uuid, ValueList } from "../../../http/common-model";
+import { DateFilters, Money, Nullable, NullableString, NullableTimestamp, OptionalNullable, StrictInteger, UpdateBody, Uuid, ValueList } from "../../../http/common-model";
 import { cursorQueryFields, orderQueryField } from "../../../http/pagination";
 import { record } from "../record-model";
 
@@ -33,15 +33,7 @@ export const CreateInvoiceBody = t.Object({
   items: t.Array(ItemInput, { minItems: 1, maxItems: 200 }),
   notes: OptionalNullable(t.String({ maxLength: 2000 })),
 });
-export const UpdateInvoiceBody = t.Object(
-  {
-    tutor_id: t.Optional(Uuid),
-    visit_id: OptionalNullable(Uuid),
-    items: t.Optional(t.Array(ItemInput, { minItems: 1, maxItems: 200 })),
-    notes: OptionalNullable(t.String({ maxLength: 2000 })),
-  },
-  { minProperties: 1 },
-);
+export const UpdateInvoiceBody = UpdateBody(CreateInvoiceBody);
 export const InvoiceListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField, ...DateFilters, status: t.Optional(ValueList(INVOICE_STATUSES)), tutor_id: t.Optional(Uuid) });
 
 export type CreateInvoiceInput = typeof CreateInvoiceBody.static;
