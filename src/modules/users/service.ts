@@ -72,10 +72,9 @@ export async function getUser(ctx: ServiceContext, clinicId: string, id: string)
 export async function updateUser(ctx: ServiceContext, clinicId: string, id: string, input: UpdateUserInput) {
   const current = await findUser(ctx, clinicId, id);
   if (input.role && current.role === "owner") throw new AppError("CONFLICT", "The owner's role cannot be changed");
-  const changes: Partial<typeof users.$inferInsert> = { updated_at: ctx.clock.now() };
-  if (input.name !== undefined) changes.name = input.name.trim();
-  if (input.role !== undefined) changes.role = input.role;
-  if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
+  const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
+  // Fields left undefined are not set (Drizzle leaves them out of the UPDATE).
+  const changes = { name: input.name?.trim(), role: input.role, password_hash: passwordHash, updated_at: ctx.clock.now() };
   const [row] = await ctx.db.update(users).set(changes).where(and(live(clinicId), eq(users.id, id))).returning();
   if (!row) throw AppError.notFound("User", id);
   if (input.password !== undefined) await revokeAllSessions(ctx, id);

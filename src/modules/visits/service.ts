@@ -44,28 +44,23 @@ export const get = async (ctx: ServiceContext, clinicId: string, id: string) => 
  */
 export async function update(ctx: ServiceContext, clinicId: string, id: string, input: UpdateVisitInput) {
   const current = await visitRecords.find(ctx, clinicId, id);
-  const changes: Partial<typeof visits.$inferInsert> = {};
-  if (input.status !== undefined) {
-    if (!VISIT_TRANSITIONS[current.status].includes(input.status)) {
-      throw new AppError("INVALID_STATE_TRANSITION", `A ${current.status} visit cannot become ${input.status}`, {
-        from: current.status,
-        to: input.status,
-        allowed: VISIT_TRANSITIONS[current.status],
-      });
-    }
-    changes.status = input.status;
-    if (input.status === "in_progress") changes.started_at = ctx.clock.now();
-    if (input.status === "completed") changes.completed_at = ctx.clock.now();
+  const allowed = VISIT_TRANSITIONS[current.status];
+  if (input.status !== undefined && !allowed.includes(input.status)) {
+    throw new AppError("INVALID_STATE_TRANSITION", `A ${current.status} visit cannot become ${input.status}`, { from: current.status, to: input.status, allowed });
   }
   if ((input.scheduled_at !== undefined || input.patient_id !== undefined) && current.status !== "scheduled") {
     throw new AppError("INVALID_STATE_TRANSITION", `A ${current.status} visit cannot be rescheduled or moved to another patient`);
   }
   await assertReferences(ctx, clinicId, input);
-  if (input.scheduled_at !== undefined) changes.scheduled_at = new Date(input.scheduled_at);
-  for (const key of ["patient_id", "vet_id", "reason", "diagnosis", "notes"] as const) {
-    if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
-  }
-  return view(await visitRecords.update(ctx, clinicId, id, changes));
+  // Fields left undefined are not set (Drizzle leaves them out of the UPDATE).
+  return view(
+    await visitRecords.update(ctx, clinicId, id, {
+      ...input,
+      scheduled_at: input.scheduled_at === undefined ? undefined : new Date(input.scheduled_at),
+      started_at: input.status === "in_progress" ? ctx.clock.now() : undefined,
+      completed_at: input.status === "completed" ? ctx.clock.now() : undefined,
+    }),
+  );
 }
 
 export const remove = (ctx: ServiceContext, clinicId: string, id: string) => visitRecords.softDelete(ctx, clinicId, id);
