@@ -36,8 +36,6 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
   return view(await visitRecords.insert(ctx, clinicId, { ...input, scheduled_at: new Date(input.scheduled_at), status: "scheduled" }));
 }
 
-export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await visitRecords.find(ctx, clinicId, id));
-
 /**
  * Partial update; a `status` moves the visit through the state machine and stamps
  * `started_at`/`completed_at`. Rescheduling or re-assigning the patient only while scheduled.
@@ -77,6 +75,3 @@ export function visitConditions(filters: VisitFilters, timeZone: string) {
 
 export const list = (ctx: ServiceContext, { clinicId, timezone: timeZone }: ListActor, filters: VisitFilters, page: PageRequest) =>
   visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page);
-
-/** The list's order: by creation, then id. */
-export const keyset = visitRecords.keyset;

@@ -112,8 +112,6 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
   }
 }
 
-export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await taxDocumentRecords.find(ctx, clinicId, id));
-
 export function list(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { doc_type?: string; invoice_id?: string; date_from?: string; date_to?: string }, page: PageRequest) {
   return taxDocumentRecords.page(
     ctx,
@@ -126,6 +124,3 @@ export function list(ctx: ServiceContext, clinicId: string, timeZone: string, fi
     page,
   );
 }
-
-/** The list's order: by creation, then id. */
-export const keyset = taxDocumentRecords.keyset;
