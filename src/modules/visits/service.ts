@@ -1,11 +1,12 @@
 import { eq, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView, withinDays } from "../../db/clinic-records";
-import { users, visits, type VisitStatus } from "../../db/schema";
+import { visits, type VisitStatus } from "../../db/schema";
 import type { ListActor } from "../../http/clinic-resource";
 import type { PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
 import { patientRecords } from "../patients/service";
+import { userRecords } from "../users/service";
 import type { CreateVisitInput, UpdateVisitInput, VisitFilters } from "./model";
 
 export const visitRecords = clinicRecords(visits, "Visit");
@@ -21,8 +22,6 @@ export const VISIT_TRANSITIONS: Record<VisitStatus, readonly VisitStatus[]> = {
   cancelled: [],
   no_show: [],
 };
-
-const userRecords = clinicRecords(users, "User");
 
 /** The patient and the vet a visit names must be live records of the clinic. */
 const assertReferences = (ctx: ServiceContext, clinicId: string, input: { patient_id?: string; vet_id?: string | null }) =>
