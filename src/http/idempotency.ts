@@ -2,8 +2,7 @@ import { and, eq, lte } from "drizzle-orm";
 import { Elysia, status } from "elysia";
 import type { Db } from "../db/client";
 import { idempotencyKeys } from "../db/schema";
-import type { Clock } from "../lib/clock";
-import { DAY, MINUTE } from "../lib/clock";
+import { DAY, MINUTE, type Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/crypto";
 import { AppError } from "../lib/errors";
 
@@ -87,7 +86,6 @@ export const idempotency = ({ db, clock }: { db: Db; clock: Clock }) =>
         set.headers["idempotent-replayed"] = "true";
         return status(200, outcome.body as T);
       }
-      const result = outcome.body;
-      return status(freshStatus, result);
+      return status(freshStatus, outcome.body);
     },
   }));

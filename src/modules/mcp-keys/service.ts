@@ -1,9 +1,8 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { ascending } from "../../db/keyset";
 import { pageOf, withinDays } from "../../db/clinic-records";
 import { apiKeys, clinics, mcpUsageLog, quotaCounters, type UsageOutcome } from "../../db/schema";
-import { keyset, type PageRequest } from "../../db/keyset";
+import { ascending, keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { DAY } from "../../lib/clock";
