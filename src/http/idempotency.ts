@@ -22,6 +22,8 @@ function canonical(value: unknown): string {
 
 type Claim = { kind: "claimed" } | { kind: "replay"; body: unknown };
 
+const inProgress = () => new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", "A request with this Idempotency-Key is still running; retry shortly", undefined, { "retry-after": "1" });
+
 /**
  * Claims `key` for this request inside the transaction `tx` that will also do the write. The
  * claim is invisible until that transaction commits, so a process that dies mid-request leaves
@@ -49,12 +51,10 @@ async function claim(tx: Db, clock: Clock, clinicId: string, key: string, method
     if (existing.request_hash !== fingerprint) {
       throw new AppError("IDEMPOTENCY_KEY_CONFLICT", "This Idempotency-Key was used with a different request");
     }
-    if (existing.state === "in_progress") {
-      throw new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", "A request with this Idempotency-Key is still running; retry shortly", undefined, { "retry-after": "1" });
-    }
+    if (existing.state === "in_progress") throw inProgress();
     return { kind: "replay", body: existing.response_body };
   }
-  throw new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", "A request with this Idempotency-Key is still running; retry shortly", undefined, { "retry-after": "1" });
+  throw inProgress();
 }
 
 /**
