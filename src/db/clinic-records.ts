@@ -1,6 +1,5 @@
-import { and, asc, count, desc, eq, gte, isNull, lt, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableName, gte, isNull, lt, type AnyColumn, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
-import { getTableName } from "drizzle-orm";
 import { newId } from "../lib/crypto";
 import { AppError } from "../lib/errors";
 import { dayRange, serialize } from "../lib/time";

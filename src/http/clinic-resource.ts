@@ -11,13 +11,16 @@ export interface ListActor {
   timezone: string;
 }
 
+/** How a resource's rows are read: the list's order and one live row of the clinic (404 otherwise). */
+export interface RecordReader<Row> {
+  keyset: Keyset<Row>;
+  find(ctx: ServiceContext, clinicId: string, id: string): Promise<Row>;
+}
+
 /** What a clinic-scoped resource's service offers; each service adds only its own rules. */
 export interface ClinicResourceService<Row, View, Create, Update, Filters> {
-  /** The list's order (clinic records: by creation, then id). */
-  keyset: Keyset<Row>;
   list(ctx: ServiceContext, actor: ListActor, filters: Filters, page: PageRequest): Promise<Page<Row>>;
   create(ctx: ServiceContext, clinicId: string, input: Create): Promise<View>;
-  get(ctx: ServiceContext, clinicId: string, id: string): Promise<View>;
   update(ctx: ServiceContext, clinicId: string, id: string, input: Update): Promise<View>;
   remove(ctx: ServiceContext, clinicId: string, id: string): Promise<void>;
   view(row: Row): View;
@@ -28,6 +31,8 @@ export interface ClinicResourceDefinition<Name extends string, Item extends TSch
   name: Name;
   /** The TypeBox models; the routes' types (and Eden's) come from them. */
   models: { item: Item; create: Create; update: Update; listQuery: ListQuery };
+  /** Its clinic records (db/clinic-records): the list's order (by creation, then id) and reads. */
+  records: RecordReader<Row>;
   service: ClinicResourceService<Row, unknown, Static<Create>, Static<Update>, Static<ListQuery>>;
   /** OpenAPI summaries of the list, the update and the delete, where they say more than the method. */
   summaries?: { list?: string; update?: string; remove?: string };
@@ -43,7 +48,7 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
   { auth, services, paginator }: AppContext,
   definition: ClinicResourceDefinition<Name, Item, Create, Update, ListQuery, Row>,
 ) {
-  const { name, models, summaries = {}, conflicts = {} } = definition;
+  const { name, models, records, summaries = {}, conflicts = {} } = definition;
   // The routes validate with the models; past them, bodies and queries have the service's types.
   const service = definition.service as ClinicResourceService<Row, any, any, any, any>;
   const withSummary = (summary: string | undefined) => (summary ? { detail: { summary } } : {});
@@ -53,14 +58,14 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
     .get(
       "/",
       ({ actor, query }: { actor: { clinicId: string; clinic: { timezone: string } }; query: any }) =>
-        paginator.list(query, service.keyset, (page) => service.list(services, { clinicId: actor.clinicId, timezone: actor.clinic.timezone }, query, page), service.view),
+        paginator.list(query, records.keyset, (page) => service.list(services, { clinicId: actor.clinicId, timezone: actor.clinic.timezone }, query, page), service.view),
       { query: models.listQuery, response: { 200: PageResponse(models.item), ...errorResponses(400, 401, 422) }, ...withSummary(summaries.list) },
     )
     .post("/", async ({ actor, body, status }: any) => status(201, await service.create(services, actor.clinicId, body)), {
       body: models.create,
       response: { 201: models.item, ...errorResponses(401, 422) },
     })
-    .get("/:id", ({ actor, params }: any) => service.get(services, actor.clinicId, params.id), {
+    .get("/:id", async ({ actor, params }: any) => service.view(await records.find(services, actor.clinicId, params.id)), {
       params: IdParams,
       response: { 200: models.item, ...errorResponses(401, 404, 422) },
     })

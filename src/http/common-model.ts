@@ -1,5 +1,5 @@
-import { FormatRegistry, Type } from "@sinclair/typebox";
-import { t } from "elysia";
+import { FormatRegistry, Type, type TObject, type TPartial, type TProperties } from "@sinclair/typebox";
+import { t, type TSchema } from "elysia";
 import { dateProblem, timestampProblem } from "../lib/time";
 
 // The one date and timestamp rule, for every schema that says `format: date` or `date-time`
@@ -41,7 +41,16 @@ export const ErrorEnvelope = t.Object(
 export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 422 | 429)[]) =>
   Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as Record<number, typeof ErrorEnvelope>;
 
-export const NullableString = (options = {}) => t.Union([t.String(options), t.Null()]);
+/** A value or null. */
+export const Nullable = <T extends TSchema>(schema: T, options = {}) => t.Union([schema, t.Null()], options);
+/** A body field that may be left out, or sent as null to clear it. */
+export const OptionalNullable = <T extends TSchema>(schema: T) => t.Optional(Nullable(schema));
+export const NullableString = (options = {}) => Nullable(t.String(options));
+export const NullableTimestamp = Nullable(Timestamp);
+
+/** A PATCH body: the create body's fields, each optional, at least one of them sent. */
+export const UpdateBody = <T extends TProperties>(create: TObject<T>) =>
+  t.Object(Object.fromEntries(Object.entries(create.properties).map(([name, schema]) => [name, t.Optional(schema as TSchema)])), { minProperties: 1 }) as unknown as TPartial<TObject<T>>;
 
 /** A comma-separated list of allowed values (`status=emitted,paid`); anything else is a 422. */
 export const ValueList = (values: readonly (string | number)[], description?: string) => {

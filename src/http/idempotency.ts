@@ -2,8 +2,7 @@ import { and, eq, lte } from "drizzle-orm";
 import { Elysia, status } from "elysia";
 import type { Db } from "../db/client";
 import { idempotencyKeys } from "../db/schema";
-import type { Clock } from "../lib/clock";
-import { DAY, MINUTE } from "../lib/clock";
+import { DAY, MINUTE, type Clock } from "../lib/clock";
 import { sha256Hex } from "../lib/crypto";
 import { AppError } from "../lib/errors";
 
@@ -22,6 +21,8 @@ function canonical(value: unknown): string {
 }
 
 type Claim = { kind: "claimed" } | { kind: "replay"; body: unknown };
+
+const inProgress = () => new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", "A request with this Idempotency-Key is still running; retry shortly", undefined, { "retry-after": "1" });
 
 /**
  * Claims `key` for this request inside the transaction `tx` that will also do the write. The
@@ -50,12 +51,10 @@ async function claim(tx: Db, clock: Clock, clinicId: string, key: string, method
     if (existing.request_hash !== fingerprint) {
       throw new AppError("IDEMPOTENCY_KEY_CONFLICT", "This Idempotency-Key was used with a different request");
     }
-    if (existing.state === "in_progress") {
-      throw new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", "A request with this Idempotency-Key is still running; retry shortly", undefined, { "retry-after": "1" });
-    }
+    if (existing.state === "in_progress") throw inProgress();
     return { kind: "replay", body: existing.response_body };
   }
-  throw new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", "A request with this Idempotency-Key is still running; retry shortly", undefined, { "retry-after": "1" });
+  throw inProgress();
 }
 
 /**
@@ -87,7 +86,6 @@ export const idempotency = ({ db, clock }: { db: Db; clock: Clock }) =>
         set.headers["idempotent-replayed"] = "true";
         return status(200, outcome.body as T);
       }
-      const result = outcome.body;
-      return status(freshStatus, result);
+      return status(freshStatus, outcome.body);
     },
   }));

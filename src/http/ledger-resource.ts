@@ -1,18 +1,17 @@
 import { Elysia, type TSchema } from "elysia";
 import type { AppContext } from "../context";
 import type { Db, ServiceContext } from "../db/client";
-import type { Keyset, Page, PageRequest } from "../db/keyset";
+import type { Page, PageRequest } from "../db/keyset";
+import type { RecordReader } from "./clinic-resource";
 import type { Role } from "../db/schema";
 import { errorResponses, IdParams } from "./common-model";
 import { CursorPage } from "./pagination";
 
 /** What an append-only financial record's service offers (payments, refunds, tax documents). */
 export interface LedgerService<Row, View> {
-  keyset: Keyset<Row>;
   /** Runs inside the idempotency transaction (`db` is its handle). */
   create(ctx: ServiceContext, clinicId: string, input: any): Promise<View>;
   list(ctx: ServiceContext, clinicId: string, timeZone: string, filters: any, page: PageRequest): Promise<Page<Row>>;
-  get(ctx: ServiceContext, clinicId: string, id: string): Promise<View>;
   view(row: Row): View;
 }
 
@@ -21,6 +20,8 @@ export interface LedgerDefinition<Path extends string, Item extends TSchema, Cre
   path: Path;
   /** The TypeBox models; the routes' types (and Eden's) come from them. */
   models: { item: Item; create: Create; listQuery: ListQuery };
+  /** Its clinic records (db/clinic-records): the list's order (by creation, then id) and reads. */
+  records: RecordReader<Row>;
   service: LedgerService<Row, View>;
   /** Roles allowed (default: every role of the clinic). */
   roles?: readonly Role[];
@@ -36,7 +37,7 @@ export function ledgerResource<const Path extends string, Item extends TSchema, 
   { auth, idempotency, services, paginator }: AppContext,
   definition: LedgerDefinition<Path, Item, Create, ListQuery, Row, View>,
 ) {
-  const { path, models, service, roles } = definition;
+  const { path, models, records, service, roles } = definition;
   const forbidden = roles ? [403 as const] : [];
   return new Elysia({ prefix: path, tags: ["billing"] as never })
     .use(auth)
@@ -49,10 +50,10 @@ export function ledgerResource<const Path extends string, Item extends TSchema, 
     })
     .get(
       "/",
-      ({ actor, query }: any): Promise<any> => paginator.list(query, service.keyset, (page) => service.list(services, actor.clinicId, actor.clinic.timezone, query, page), service.view),
+      ({ actor, query }: any): Promise<any> => paginator.list(query, records.keyset, (page) => service.list(services, actor.clinicId, actor.clinic.timezone, query, page), service.view),
       { query: models.listQuery, response: { 200: CursorPage(models.item), ...errorResponses(400, 401, ...forbidden, 422) } },
     )
-    .get("/:id", ({ actor, params }: any) => service.get(services, actor.clinicId, params.id), {
+    .get("/:id", async ({ actor, params }: any) => service.view(await records.find(services, actor.clinicId, params.id)), {
       params: IdParams,
       response: { 200: models.item, ...errorResponses(401, ...forbidden, 404, 422) },
     });

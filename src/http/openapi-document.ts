@@ -18,6 +18,7 @@ interface RouteLike {
   hooks?: { body?: Schema; query?: Schema; params?: Schema; response?: Record<string, Schema> | Schema; detail?: Json };
 }
 
+const ERROR = ErrorEnvelope as unknown as Schema;
 const HIDDEN = /^\/(docs|openapi\.json)/;
 const PUBLIC_PATHS: ReadonlySet<string> = new Set(["/register", "/health", "/ready", "/mcp/health", "/api/v1/auth/register", "/api/v1/auth/login", "/api/v1/auth/refresh", "/api/v1/auth/logout"]);
 
@@ -46,6 +47,8 @@ const RATE_HEADERS = {
   "X-RateLimit-Reset": header("When the window resets (Unix seconds)", { type: "integer" }),
 };
 
+const FORMAT_EXAMPLES: Record<string, string> = { uuid: "0192f0c4-8a1e-7c3b-9d2e-4f5a6b7c8d9e", email: "ana@clinic.cl", date: "2026-01-15", "date-time": "2026-01-15T12:00:00Z" };
+
 /** A plausible example value for a schema, for request bodies. */
 function exampleOf(schema: Schema | undefined, depth = 0): unknown {
   if (!schema || depth > 6) return undefined;
@@ -69,17 +72,7 @@ function exampleOf(schema: Schema | undefined, depth = 0): unknown {
     case "boolean":
       return true;
     case "string":
-      switch (schema.format) {
-        case "uuid":
-          return "0192f0c4-8a1e-7c3b-9d2e-4f5a6b7c8d9e";
-        case "email":
-          return "ana@clinic.cl";
-        case "date":
-          return "2026-01-15";
-        case "date-time":
-          return "2026-01-15T12:00:00Z";
-      }
-      return "example".padEnd((schema.minLength as number | undefined) ?? 0, " text").slice(0, (schema.maxLength as number | undefined) ?? 100);
+      return FORMAT_EXAMPLES[schema.format ?? ""] ?? "example".padEnd((schema.minLength as number | undefined) ?? 0, " text").slice(0, (schema.maxLength as number | undefined) ?? 100);
   }
   return undefined;
 }
@@ -150,17 +143,21 @@ function operationFor(route: RouteLike, path: string): Json {
   if (idempotent) parameters.push({ name: "Idempotency-Key", in: "header", required: false, description: "A UUID; a retry with the same key and body within 24 h replays the first response", schema: { type: "string", format: "uuid" } });
 
   const statuses = new Map<string, Schema | undefined>(Object.entries(responseSchemas(hooks)));
+  // The error envelope for each of these statuses the route does not describe itself.
+  const orError = (...codes: string[]) => {
+    for (const status of codes) if (!statuses.has(status)) statuses.set(status, ERROR);
+  };
   // A route that declares no response (POST /mcp answers JSON-RPC) still has its success.
   if (![...statuses.keys()].some((status) => status.startsWith("2"))) statuses.set("200", { type: "object", description: "The JSON-RPC response" });
   const extra = (detail["x-statuses"] ?? {}) as Record<string, string>;
-  for (const status of Object.keys(extra)) if (!statuses.has(status)) statuses.set(status, Number(status) >= 400 ? (ErrorEnvelope as unknown as Schema) : { type: "void" });
+  for (const status of Object.keys(extra)) if (!statuses.has(status)) statuses.set(status, Number(status) >= 400 ? ERROR : { type: "void" });
   // What every route can answer besides its own statuses: the edge's refusals and outages.
-  for (const status of ["422", "500"]) if (!statuses.has(status)) statuses.set(status, ErrorEnvelope as unknown as Schema);
-  if (path !== "/health") statuses.set("503", statuses.get("503") ?? (ErrorEnvelope as unknown as Schema));
+  orError("422", "500");
+  if (path !== "/health") orError("503");
   // Any body sent to these methods goes through the JSON reader, declared or not.
-  if (hasBody || ["POST", "PATCH", "PUT"].includes(route.method)) for (const status of ["400", "413", "415"]) if (!statuses.has(status)) statuses.set(status, ErrorEnvelope as unknown as Schema);
-  if (secured) for (const status of ["401", "429"]) if (!statuses.has(status)) statuses.set(status, ErrorEnvelope as unknown as Schema);
-  if (route.path.includes(":") && !statuses.has("404")) statuses.set("404", ErrorEnvelope as unknown as Schema);
+  if (hasBody || ["POST", "PATCH", "PUT"].includes(route.method)) orError("400", "413", "415");
+  if (secured) orError("401", "429");
+  if (route.path.includes(":")) orError("404");
 
   const responses: Json = {};
   for (const [status, schema] of [...statuses].sort(([a], [b]) => a.localeCompare(b))) {
@@ -173,7 +170,7 @@ function operationFor(route: RouteLike, path: string): Json {
     const isVoid = status === "204" || (schema as Schema | undefined)?.type === "void";
     responses[status] = isVoid
       ? { description, headers }
-      : { description, headers, content: { "application/json": { schema: isError && (!schema || schema === (ErrorEnvelope as unknown)) ? { $ref: "#/components/schemas/Error" } : plainJsonSchema(schema ?? { type: "object" }) } } };
+      : { description, headers, content: { "application/json": { schema: isError && (!schema || schema === ERROR) ? { $ref: "#/components/schemas/Error" } : plainJsonSchema(schema ?? { type: "object" }) } } };
   }
 
   const operation: Json = {

@@ -54,15 +54,6 @@ export class SlidingWindowLog {
     if (++this.operations % 10_000 === 0) this.sweep(nowMs);
   }
 
-  count(key: string, nowMs: number): number {
-    const log = this.prune(key, nowMs);
-    return log ? log.times.length - log.start : 0;
-  }
-
-  reset(key: string): void {
-    this.hits.delete(key);
-  }
-
   private prune(key: string, nowMs: number): HitLog | undefined {
     const log = this.hits.get(key);
     if (!log) return undefined;

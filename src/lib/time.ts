@@ -128,13 +128,6 @@ export function timestampProblem(text: string): string | null {
   return null;
 }
 
-/** A timestamp that passed `timestampProblem` (the schemas check it at the edge) as an instant. */
-export function parseTimestamp(text: string): Date {
-  const problem = timestampProblem(text);
-  if (problem) throw AppError.validation([{ path: "(timestamp)", message: problem }]);
-  return new Date(text);
-}
-
 /**
  * `date_from`/`date_to` (inclusive calendar days in the clinic's time zone) as a half-open
  * instant range [from, to). A date that does not exist, or an inverted range, is a 422.

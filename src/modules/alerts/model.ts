@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DateFilters, DateOnly, Timestamp, Uuid, ValueList } from "../../http/common-model";
+import { DateFilters, DateOnly, Nullable, NullableTimestamp, OptionalNullable, Timestamp, UpdateBody, Uuid, ValueList } from "../../http/common-model";
 import { offsetQueryFields } from "../../http/pagination";
 import { ALERT_KINDS, ALERT_STATUSES } from "../../db/schema";
 
@@ -9,34 +9,25 @@ const Status = t.Union(ALERT_STATUSES.map((s) => t.Literal(s)));
 export const AlertModel = t.Object({
   id: Uuid,
   clinic_id: Uuid,
-  patient_id: t.Union([Uuid, t.Null()]),
+  patient_id: Nullable(Uuid),
   kind: t.String(),
   message: t.String(),
   status: t.String(),
-  due_date: t.Union([DateOnly, t.Null()]),
-  resolved_at: t.Union([Timestamp, t.Null()]),
+  due_date: Nullable(DateOnly),
+  resolved_at: NullableTimestamp,
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 
 export const CreateAlertBody = t.Object({
-  patient_id: t.Optional(t.Union([Uuid, t.Null()])),
+  patient_id: OptionalNullable(Uuid),
   kind: Kind,
   message: t.String({ minLength: 1, maxLength: 1000 }),
   status: t.Optional(Status),
-  due_date: t.Optional(t.Union([DateOnly, t.Null()])),
+  due_date: OptionalNullable(DateOnly),
 });
 
-export const UpdateAlertBody = t.Object(
-  {
-    patient_id: t.Optional(t.Union([Uuid, t.Null()])),
-    kind: t.Optional(Kind),
-    message: t.Optional(t.String({ minLength: 1, maxLength: 1000 })),
-    status: t.Optional(Status),
-    due_date: t.Optional(t.Union([DateOnly, t.Null()])),
-  },
-  { minProperties: 1 },
-);
+export const UpdateAlertBody = UpdateBody(CreateAlertBody);
 
 export const AlertListQuery = t.Object({
   ...offsetQueryFields,
@@ -52,6 +43,3 @@ export type AlertFilters = typeof AlertListQuery.static;
 
 /** The models of the five routes, for the clinic-resource factory. */
 export const alertModels = { item: AlertModel, create: CreateAlertBody, update: UpdateAlertBody, listQuery: AlertListQuery };
-
-/** A alert as the API answers it. */
-export type AlertView = typeof AlertModel.static;

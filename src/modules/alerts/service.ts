@@ -21,8 +21,6 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
   return view(await alertRecords.insert(ctx, clinicId, { ...input, status, resolved_at: status === "resolved" ? ctx.clock.now() : null }));
 }
 
-export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await alertRecords.find(ctx, clinicId, id));
-
 /** Resolving stamps `resolved_at`; re-activating clears it. */
 export async function update(ctx: ServiceContext, clinicId: string, id: string, input: UpdateAlertInput) {
   const current = await alertRecords.find(ctx, clinicId, id);
@@ -50,6 +48,3 @@ export function list(ctx: ServiceContext, { clinicId, timezone: timeZone }: List
     page,
   );
 }
-
-/** The list's order: by creation, then id. */
-export const keyset = alertRecords.keyset;

@@ -86,13 +86,9 @@ export async function register(ctx: ServiceContext, input: RegisterInput): Promi
 export async function login(ctx: ServiceContext, input: LoginInput): Promise<Session> {
   const email = normalizeEmail(input.email);
   const [user] = await ctx.db.select().from(users).where(and(eq(users.email, email), isNull(users.deleted_at)));
-  if (!user) {
-    await Bun.password.verify(input.password, DECOY_HASH);
-    throw new AppError("INVALID_CREDENTIALS", "Invalid email or password");
-  }
-  if (!(await Bun.password.verify(input.password, user.password_hash))) {
-    throw new AppError("INVALID_CREDENTIALS", "Invalid email or password");
-  }
+  // An unknown email is verified against the decoy, which never matches.
+  const matches = await Bun.password.verify(input.password, user?.password_hash ?? DECOY_HASH);
+  if (!user || !matches) throw new AppError("INVALID_CREDENTIALS", "Invalid email or password");
   return sessionFor(ctx, user, newId());
 }
 

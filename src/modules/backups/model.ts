@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Timestamp } from "../../http/common-model";
+import { Nullable, NullableString, NullableTimestamp, Timestamp } from "../../http/common-model";
 
 export const BackupModel = t.Object({
   file: t.String({ description: "The file's name in BACKUP_DIR" }),
@@ -20,9 +20,9 @@ export const BackupTakenModel = t.Composite([
 export const BackupListModel = t.Object({
   enabled: t.Boolean({ description: "false on PostgreSQL: back it up with pg_dump or the provider's backups" }),
   reason: t.Optional(t.String()),
-  dir: t.Union([t.String(), t.Null()]),
-  interval_ms: t.Union([t.Integer(), t.Null()], { description: "null: no scheduled backups (BACKUP_INTERVAL=off)" }),
+  dir: NullableString(),
+  interval_ms: Nullable(t.Integer(), { description: "null: no scheduled backups (BACKUP_INTERVAL=off)" }),
   keep: t.Integer(),
-  next_at: t.Union([Timestamp, t.Null()]),
+  next_at: NullableTimestamp,
   backups: t.Array(BackupModel),
 });

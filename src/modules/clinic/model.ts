@@ -1,34 +1,32 @@
 import { t } from "elysia";
-import { Currency, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
+import { Currency, Nullable, NullableString, OptionalNullable, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
 
 export const ClinicModel = t.Object({
   id: Uuid,
   name: t.String(),
-  legal_name: t.Union([t.String(), t.Null()], { description: "Razón social (SII issuer)" }),
-  rut: t.Union([t.String(), t.Null()], { description: "The clinic's RUT, 12.345.678-5" }),
-  address: t.Union([t.String(), t.Null()]),
-  giro: t.Union([t.String(), t.Null()], { description: "Business activity (SII issuer)" }),
+  legal_name: Nullable(t.String(), { description: "Razón social (SII issuer)" }),
+  rut: Nullable(t.String(), { description: "The clinic's RUT, 12.345.678-5" }),
+  address: NullableString(),
+  giro: Nullable(t.String(), { description: "Business activity (SII issuer)" }),
   timezone: t.String(),
   currency: t.String(),
   tax_rate_bps: t.Integer(),
   plan: t.String(),
-  burst_per_minute: t.Union([t.Integer(), t.Null()]),
+  burst_per_minute: Nullable(t.Integer()),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 
 export type ClinicView = typeof ClinicModel.static;
 
-const optionalNullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
-
 /** What the owner may change; `plan` is read-only (it decides the MCP burst cap). */
 export const UpdateClinicBody = t.Object(
   {
     name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
-    legal_name: optionalNullable(t.String({ minLength: 1, maxLength: 200, examples: ["Servicios Veterinarios Los Aromos SpA"] })),
-    rut: optionalNullable(t.String({ minLength: 3, maxLength: 14, examples: ["76.086.428-5"], description: "Módulo-11 verified; stored as 12.345.678-5" })),
-    address: optionalNullable(t.String({ minLength: 1, maxLength: 300, examples: ["Av. Los Aromos 1234, Ñuñoa, Santiago"] })),
-    giro: optionalNullable(t.String({ minLength: 1, maxLength: 200, examples: ["Servicios veterinarios"] })),
+    legal_name: OptionalNullable(t.String({ minLength: 1, maxLength: 200, examples: ["Servicios Veterinarios Los Aromos SpA"] })),
+    rut: OptionalNullable(t.String({ minLength: 3, maxLength: 14, examples: ["76.086.428-5"], description: "Módulo-11 verified; stored as 12.345.678-5" })),
+    address: OptionalNullable(t.String({ minLength: 1, maxLength: 300, examples: ["Av. Los Aromos 1234, Ñuñoa, Santiago"] })),
+    giro: OptionalNullable(t.String({ minLength: 1, maxLength: 200, examples: ["Servicios veterinarios"] })),
     timezone: t.Optional(t.String({ minLength: 1, maxLength: 64, examples: ["America/Santiago"], description: "An IANA time zone" })),
     tax_rate_bps: t.Optional(StrictInteger({ minimum: 0, maximum: 10_000, description: "Tax in basis points (1900 = 19 %)" })),
     currency: t.Optional(Currency),

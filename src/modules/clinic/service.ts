@@ -3,8 +3,7 @@ import type { ServiceContext } from "../../db/client";
 import { clinics, invoices, payments } from "../../db/schema";
 import { AppError, type FieldError } from "../../lib/errors";
 import { normalizeRut } from "../../lib/rut";
-import { isValidTimeZone } from "../../lib/time";
-import { serialize } from "../../lib/time";
+import { isValidTimeZone, serialize } from "../../lib/time";
 import type { ClinicView, UpdateClinicInput } from "./model";
 
 export const clinicView = (row: typeof clinics.$inferSelect): ClinicView => serialize(row);

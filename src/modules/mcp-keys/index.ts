@@ -8,6 +8,11 @@ import * as keys from "./service";
 /** API keys and their usage: the clinic owner's alone (interface spec, Authentication rule 4). */
 export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) => {
   const keyServices: keys.KeyServiceContext = { ...services, directory: mcp.keys };
+  // Usage reads flush this instance's queued rows first, so a caller reads its own calls.
+  const flushed = async <T>(read: () => Promise<T>) => {
+    await mcp.flush();
+    return read();
+  };
   return new Elysia({ prefix: "/mcp", tags: ["mcp keys"] as never })
     .use(auth)
     .guard({ auth: ["owner"] as const })
@@ -40,27 +45,17 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
     )
     .get(
       "/usage",
-      async ({ actor, query }) => {
-        // This instance's queued rows first, so a caller reads its own calls.
-        await mcp.flush();
-        return paginator.list(query, keys.USAGE_KEYSET, (page) => keys.listUsage(services, actor.clinicId, actor.clinic.timezone, query, page), keys.usageView);
-      },
+      ({ actor, query }) => flushed(() => paginator.list(query, keys.USAGE_KEYSET, (page) => keys.listUsage(services, actor.clinicId, actor.clinic.timezone, query, page), keys.usageView)),
       { query: UsageQuery, response: { 200: CursorPage(UsageRowModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "The usage log" } },
     )
     .get(
       "/usage/summary",
-      async ({ actor, query }) => {
-        await mcp.flush();
-        return keys.usageSummary(services, actor.clinicId, query.date);
-      },
+      ({ actor, query }) => flushed(() => keys.usageSummary(services, actor.clinicId, query.date)),
       { query: SummaryQuery, response: { 200: t.Composite([SummaryModel, t.Object({ generated_at: t.String() })]), ...errorResponses(401, 403, 422) }, detail: { summary: "Calls per key and tool on a UTC day" } },
     )
     .get(
       "/usage/daily",
-      async ({ actor, query }) => {
-        await mcp.flush();
-        return keys.usageDaily(services, actor.clinicId, query.days ?? 30, query.api_key_id);
-      },
+      ({ actor, query }) => flushed(() => keys.usageDaily(services, actor.clinicId, query.days ?? 30, query.api_key_id)),
       { query: DailyQuery, response: { 200: DailyModel, ...errorResponses(401, 403, 422) }, detail: { summary: "Calls per UTC day by outcome and per tool, for charts" } },
     );
 };

@@ -1,15 +1,14 @@
 import { t } from "elysia";
-import { DateOnly, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
+import { DateOnly, Nullable, NullableString, NullableTimestamp, OptionalNullable, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
 import { cursorQueryFields, orderQueryField } from "../../http/pagination";
 
 export const Scope = t.Union([t.Literal("read"), t.Literal("query"), t.Literal("clinic_context")]);
-const NullableTimestamp = t.Union([Timestamp, t.Null()]);
 
 export const CreateKeyBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 100, examples: ["Claude Desktop"] }),
   scopes: t.Array(Scope, { minItems: 1, maxItems: 3, uniqueItems: true, examples: [["read", "query"]] }),
   rate_limit_per_day: t.Optional(StrictInteger({ minimum: 1, maximum: 1_000_000, default: 1000 })),
-  expires_at: t.Optional(t.Union([Timestamp, t.Null()])),
+  expires_at: OptionalNullable(Timestamp),
 });
 
 export const ApiKeyModel = t.Object({
@@ -46,11 +45,11 @@ export const UsageRowModel = t.Object({
   tool: t.String(),
   status_code: t.Integer(),
   outcome: t.String(),
-  reason: t.Union([t.String(), t.Null()]),
-  sql_text: t.Union([t.String(), t.Null()]),
-  rows_returned: t.Union([t.Integer(), t.Null()]),
+  reason: NullableString(),
+  sql_text: NullableString(),
+  rows_returned: Nullable(t.Integer()),
   duration_ms: t.Integer(),
-  request_id: t.Union([t.String(), t.Null()]),
+  request_id: NullableString(),
   created_at: Timestamp,
 });
 

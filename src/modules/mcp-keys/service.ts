@@ -1,14 +1,12 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { ascending } from "../../db/keyset";
 import { pageOf, withinDays } from "../../db/clinic-records";
 import { apiKeys, clinics, mcpUsageLog, quotaCounters, type UsageOutcome } from "../../db/schema";
-import { keyset, type PageRequest } from "../../db/keyset";
+import { ascending, keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
+import { DAY } from "../../lib/clock";
 import { rfc3339, serialize, utcDay } from "../../lib/time";
-
-const DAY_MS = 24 * 3600 * 1000;
 import { burstFor, generateApiKey, type ApiKeyDirectory } from "./directory";
 import type { CreateKeyInput, UsageFilters } from "./model";
 
@@ -128,7 +126,7 @@ export const usageView = (row: typeof mcpUsageLog.$inferSelect) => {
 export async function usageSummary(ctx: ServiceContext, clinicId: string, date: string | undefined) {
   const day = date ?? utcDay(ctx.clock.now());
   const from = new Date(`${day}T00:00:00Z`);
-  const to = new Date(from.getTime() + 24 * 3600 * 1000);
+  const to = new Date(from.getTime() + DAY);
   const keys = await ctx.db
     .select({ key: apiKeys, quota: quotaCounters.count })
     .from(apiKeys)
@@ -170,13 +168,13 @@ const noOutcomes = (): Record<UsageOutcome, number> => ({ ok: 0, blocked: 0, den
 /** Calls per UTC day (the last `days`, today included) by outcome, and per tool, for the usage charts. */
 export async function usageDaily(ctx: ServiceContext, clinicId: string, days: number, apiKeyId: string | undefined) {
   const today = new Date(`${utcDay(ctx.clock.now())}T00:00:00Z`);
-  const from = new Date(today.getTime() - (days - 1) * DAY_MS);
+  const from = new Date(today.getTime() - (days - 1) * DAY);
   const rows = await ctx.db
     .select({ day: sql<string>`to_char(${mcpUsageLog.created_at} at time zone 'UTC', 'YYYY-MM-DD')`, tool: mcpUsageLog.tool, outcome: mcpUsageLog.outcome, calls: sql<number>`count(*)::int` })
     .from(mcpUsageLog)
     .where(and(eq(mcpUsageLog.clinic_id, clinicId), gte(mcpUsageLog.created_at, from), apiKeyId ? eq(mcpUsageLog.api_key_id, apiKeyId) : undefined))
     .groupBy(sql`1`, mcpUsageLog.tool, mcpUsageLog.outcome);
-  const byDay = new Map(Array.from({ length: days }, (_, i) => [utcDay(new Date(from.getTime() + i * DAY_MS)), noOutcomes()]));
+  const byDay = new Map(Array.from({ length: days }, (_, i) => [utcDay(new Date(from.getTime() + i * DAY)), noOutcomes()]));
   const byTool = new Map<string, Record<UsageOutcome, number>>();
   for (const row of rows) {
     const calls = Number(row.calls);

@@ -166,12 +166,11 @@ export async function updateReport(ctx: ReportServiceContext, clinicId: string, 
   try {
     const [row] = await ctx.db
       .update(mcpReports)
+      // Fields the patch leaves undefined are not set (Drizzle leaves them out of the UPDATE).
       .set({
-        ...(patch.name !== undefined ? { name: patch.name } : {}),
-        ...(patch.title !== undefined ? { title: patch.title.trim() } : {}),
-        ...(patch.description !== undefined ? { description: patch.description.trim() } : {}),
-        ...(patch.scope !== undefined ? { scope: patch.scope } : {}),
-        ...(patch.log_arguments !== undefined ? { log_arguments: patch.log_arguments } : {}),
+        ...patch,
+        title: patch.title?.trim(),
+        description: patch.description?.trim(),
         sql,
         parameters,
         checked_sql: checkedSql,

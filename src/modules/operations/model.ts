@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { NullableString, Uuid } from "../../http/common-model";
+import { Nullable, NullableString, Uuid } from "../../http/common-model";
 import { cursorQueryFields } from "../../http/pagination";
 import { VisitFilterFields, VisitModel } from "../visits/model";
 
@@ -7,8 +7,8 @@ import { VisitFilterFields, VisitModel } from "../visits/model";
 export const BoardVisit = t.Composite([
   VisitModel,
   t.Object({
-    patient: t.Union([t.Object({ id: Uuid, name: t.String(), species: t.String() }), t.Null()]),
-    tutor: t.Union([t.Object({ id: Uuid, name: t.String(), phone: NullableString() }), t.Null()]),
+    patient: Nullable(t.Object({ id: Uuid, name: t.String(), species: t.String() })),
+    tutor: Nullable(t.Object({ id: Uuid, name: t.String(), phone: NullableString() })),
   }),
 ]);
 

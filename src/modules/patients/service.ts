@@ -31,8 +31,6 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
   return view(await patientRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
 }
 
-export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await patientRecords.find(ctx, clinicId, id));
-
 export async function update(ctx: ServiceContext, clinicId: string, id: string, input: UpdatePatientInput) {
   await patientRecords.find(ctx, clinicId, id);
   await assertReferenced(ctx, clinicId, [tutorReference(input.tutor_id)]);
@@ -61,6 +59,3 @@ export const list = (ctx: ServiceContext, { clinicId }: ListActor, filters: Pati
     ],
     page,
   );
-
-/** The list's order: by creation, then id. */
-export const keyset = patientRecords.keyset;

@@ -1,9 +1,8 @@
 import { t } from "elysia";
-import { IdParams, NullableString, Timestamp, Uuid } from "../../http/common-model";
+import { NullableString, OptionalNullable, Timestamp, UpdateBody, Uuid } from "../../http/common-model";
 import { offsetQueryFields } from "../../http/pagination";
 
 const Phone = t.String({ pattern: "^\\+?[0-9 ()-]{6,20}$", examples: ["+56912345678"] });
-const optionalNullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
 
 export const TutorModel = t.Object({
   id: Uuid,
@@ -19,21 +18,20 @@ export const TutorModel = t.Object({
 });
 
 const fields = {
-  email: optionalNullable(t.String({ format: "email", maxLength: 254 })),
-  phone: optionalNullable(Phone),
-  national_id: optionalNullable(t.String({ minLength: 1, maxLength: 20, examples: ["12.345.678-5"] })),
-  address: optionalNullable(t.String({ maxLength: 300 })),
-  notes: optionalNullable(t.String({ maxLength: 2000 })),
+  email: OptionalNullable(t.String({ format: "email", maxLength: 254 })),
+  phone: OptionalNullable(Phone),
+  national_id: OptionalNullable(t.String({ minLength: 1, maxLength: 20, examples: ["12.345.678-5"] })),
+  address: OptionalNullable(t.String({ maxLength: 300 })),
+  notes: OptionalNullable(t.String({ maxLength: 2000 })),
 };
 
 export const CreateTutorBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), ...fields });
-export const UpdateTutorBody = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 200 })), ...fields }, { minProperties: 1 });
+export const UpdateTutorBody = UpdateBody(CreateTutorBody);
 export const TutorListQuery = t.Object({
   ...offsetQueryFields,
   q: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Case-insensitive part of the name" })),
 });
 
-export { IdParams };
 export type CreateTutorInput = typeof CreateTutorBody.static;
 export type UpdateTutorInput = typeof UpdateTutorBody.static;
 

@@ -26,8 +26,6 @@ export const nameMatches = (column: AnyPgColumn, q: string) => sql`fold_name(${c
 export const create = async (ctx: ServiceContext, clinicId: string, input: CreateTutorInput) =>
   view(await tutorRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
 
-export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await tutorRecords.find(ctx, clinicId, id));
-
 export const update = async (ctx: ServiceContext, clinicId: string, id: string, input: UpdateTutorInput) =>
   view(await tutorRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
 
@@ -43,6 +41,3 @@ export async function remove(ctx: ServiceContext, clinicId: string, id: string) 
 
 export const list = (ctx: ServiceContext, { clinicId }: ListActor, filters: { q?: string }, page: PageRequest) =>
   tutorRecords.page(ctx, clinicId, [filters.q ? nameMatches(tutors.name, filters.q) : undefined], page);
-
-/** The list's order: by creation, then id. */
-export const keyset = tutorRecords.keyset;

@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
 import { CursorPage } from "../../http/pagination";
-import { userView } from "./service";
 import { CreateUserBody, UpdateUserBody, UserListQuery, UserModel } from "./model";
 import * as usersService from "./service";
 
@@ -19,7 +18,7 @@ export const usersModule = ({ auth, services, paginator }: AppContext) =>
     })
     .get(
       "/",
-      ({ actor, query }) => paginator.list(query, usersService.USER_KEYSET, (page) => usersService.listUsers(services, actor.clinicId, page), userView),
+      ({ actor, query }) => paginator.list(query, usersService.userRecords.keyset, (page) => usersService.listUsers(services, actor.clinicId, page), usersService.userView),
       { query: UserListQuery, response: { 200: CursorPage(UserModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "List the clinic's users" } },
     )
     .get("/:id", ({ actor, params }) => usersService.getUser(services, actor.clinicId, params.id), {

@@ -1,14 +1,16 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { isUniqueViolation, type ServiceContext } from "../../db/client";
-import { pageOf } from "../../db/clinic-records";
+import { clinicRecords, liveIn } from "../../db/clinic-records";
 import { refreshTokens, users } from "../../db/schema";
-import { keyset, type PageRequest } from "../../db/keyset";
+import type { PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { serialize } from "../../lib/time";
 import type { CreateUserInput, UpdateUserInput, UserView } from "./model";
 
 type UserRow = typeof users.$inferSelect;
+
+export const userRecords = clinicRecords(users, "User");
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -37,14 +39,6 @@ export async function resetPassword(ctx: ServiceContext, email: string, newPassw
   return { user_id: user.id, email: user.email };
 }
 
-const live = (clinicId: string) => and(eq(users.clinic_id, clinicId), isNull(users.deleted_at));
-
-async function findUser(ctx: ServiceContext, clinicId: string, id: string) {
-  const [row] = await ctx.db.select().from(users).where(and(live(clinicId), eq(users.id, id)));
-  if (!row) throw AppError.notFound("User", id);
-  return row;
-}
-
 export async function createUser(ctx: ServiceContext, clinicId: string, input: CreateUserInput) {
   const now = ctx.clock.now();
   const passwordHash = await hashPassword(input.password);
@@ -60,24 +54,19 @@ export async function createUser(ctx: ServiceContext, clinicId: string, input: C
   }
 }
 
-export const USER_KEYSET = keyset<typeof users.$inferSelect>("users", [users.created_at, users.id]);
-
-export const listUsers = (ctx: ServiceContext, clinicId: string, page: PageRequest) => pageOf(ctx.db, users, [live(clinicId)], page, USER_KEYSET);
+export const listUsers = (ctx: ServiceContext, clinicId: string, page: PageRequest) => userRecords.page(ctx, clinicId, [], page);
 
 export async function getUser(ctx: ServiceContext, clinicId: string, id: string) {
-  return userView(await findUser(ctx, clinicId, id));
+  return userView(await userRecords.find(ctx, clinicId, id));
 }
 
 /** Owners are not re-roled here: it keeps a clinic from losing its last owner. */
 export async function updateUser(ctx: ServiceContext, clinicId: string, id: string, input: UpdateUserInput) {
-  const current = await findUser(ctx, clinicId, id);
+  const current = await userRecords.find(ctx, clinicId, id);
   if (input.role && current.role === "owner") throw new AppError("CONFLICT", "The owner's role cannot be changed");
-  const changes: Partial<typeof users.$inferInsert> = { updated_at: ctx.clock.now() };
-  if (input.name !== undefined) changes.name = input.name.trim();
-  if (input.role !== undefined) changes.role = input.role;
-  if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
-  const [row] = await ctx.db.update(users).set(changes).where(and(live(clinicId), eq(users.id, id))).returning();
-  if (!row) throw AppError.notFound("User", id);
+  const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
+  // Fields left undefined are not set (Drizzle leaves them out of the UPDATE).
+  const row = await userRecords.update(ctx, clinicId, id, { name: input.name?.trim(), role: input.role, password_hash: passwordHash });
   if (input.password !== undefined) await revokeAllSessions(ctx, id);
   return userView(row);
 }
@@ -85,11 +74,11 @@ export async function updateUser(ctx: ServiceContext, clinicId: string, id: stri
 /** Soft delete; the user's sessions end and their access tokens stop working at once. */
 export async function deleteUser(ctx: ServiceContext, clinicId: string, actorId: string, id: string) {
   if (id === actorId) throw new AppError("CONFLICT", "You cannot delete your own account");
-  const target = await findUser(ctx, clinicId, id);
+  const target = await userRecords.find(ctx, clinicId, id);
   if (target.role === "owner") throw new AppError("CONFLICT", "The owner cannot be deleted");
   await ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
-    await tx.update(users).set({ deleted_at: now, updated_at: now }).where(and(live(clinicId), eq(users.id, id)));
+    await tx.update(users).set({ deleted_at: now, updated_at: now }).where(and(liveIn(users, clinicId), eq(users.id, id)));
     await revokeAllSessions({ db: tx, clock: ctx.clock }, id);
   });
 }

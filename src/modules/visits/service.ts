@@ -1,11 +1,12 @@
 import { eq, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView, withinDays } from "../../db/clinic-records";
-import { users, visits, type VisitStatus } from "../../db/schema";
+import { visits, type VisitStatus } from "../../db/schema";
 import type { ListActor } from "../../http/clinic-resource";
 import type { PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
 import { patientRecords } from "../patients/service";
+import { userRecords } from "../users/service";
 import type { CreateVisitInput, UpdateVisitInput, VisitFilters } from "./model";
 
 export const visitRecords = clinicRecords(visits, "Visit");
@@ -22,8 +23,6 @@ export const VISIT_TRANSITIONS: Record<VisitStatus, readonly VisitStatus[]> = {
   no_show: [],
 };
 
-const userRecords = clinicRecords(users, "User");
-
 /** The patient and the vet a visit names must be live records of the clinic. */
 const assertReferences = (ctx: ServiceContext, clinicId: string, input: { patient_id?: string; vet_id?: string | null }) =>
   assertReferenced(ctx, clinicId, [
@@ -36,36 +35,29 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
   return view(await visitRecords.insert(ctx, clinicId, { ...input, scheduled_at: new Date(input.scheduled_at), status: "scheduled" }));
 }
 
-export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await visitRecords.find(ctx, clinicId, id));
-
 /**
  * Partial update; a `status` moves the visit through the state machine and stamps
  * `started_at`/`completed_at`. Rescheduling or re-assigning the patient only while scheduled.
  */
 export async function update(ctx: ServiceContext, clinicId: string, id: string, input: UpdateVisitInput) {
   const current = await visitRecords.find(ctx, clinicId, id);
-  const changes: Partial<typeof visits.$inferInsert> = {};
-  if (input.status !== undefined) {
-    if (!VISIT_TRANSITIONS[current.status].includes(input.status)) {
-      throw new AppError("INVALID_STATE_TRANSITION", `A ${current.status} visit cannot become ${input.status}`, {
-        from: current.status,
-        to: input.status,
-        allowed: VISIT_TRANSITIONS[current.status],
-      });
-    }
-    changes.status = input.status;
-    if (input.status === "in_progress") changes.started_at = ctx.clock.now();
-    if (input.status === "completed") changes.completed_at = ctx.clock.now();
+  const allowed = VISIT_TRANSITIONS[current.status];
+  if (input.status !== undefined && !allowed.includes(input.status)) {
+    throw new AppError("INVALID_STATE_TRANSITION", `A ${current.status} visit cannot become ${input.status}`, { from: current.status, to: input.status, allowed });
   }
   if ((input.scheduled_at !== undefined || input.patient_id !== undefined) && current.status !== "scheduled") {
     throw new AppError("INVALID_STATE_TRANSITION", `A ${current.status} visit cannot be rescheduled or moved to another patient`);
   }
   await assertReferences(ctx, clinicId, input);
-  if (input.scheduled_at !== undefined) changes.scheduled_at = new Date(input.scheduled_at);
-  for (const key of ["patient_id", "vet_id", "reason", "diagnosis", "notes"] as const) {
-    if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
-  }
-  return view(await visitRecords.update(ctx, clinicId, id, changes));
+  // Fields left undefined are not set (Drizzle leaves them out of the UPDATE).
+  return view(
+    await visitRecords.update(ctx, clinicId, id, {
+      ...input,
+      scheduled_at: input.scheduled_at === undefined ? undefined : new Date(input.scheduled_at),
+      started_at: input.status === "in_progress" ? ctx.clock.now() : undefined,
+      completed_at: input.status === "completed" ? ctx.clock.now() : undefined,
+    }),
+  );
 }
 
 export const remove = (ctx: ServiceContext, clinicId: string, id: string) => visitRecords.softDelete(ctx, clinicId, id);
@@ -82,6 +74,3 @@ export function visitConditions(filters: VisitFilters, timeZone: string) {
 
 export const list = (ctx: ServiceContext, { clinicId, timezone: timeZone }: ListActor, filters: VisitFilters, page: PageRequest) =>
   visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page);
-
-/** The list's order: by creation, then id. */
-export const keyset = visitRecords.keyset;

@@ -1,8 +1,8 @@
 import { t } from "elysia";
 import { INVOICE_STATUSES } from "../../../db/schema";
-import { DateFilters, Money, NullableString, StrictInteger, Uuid, ValueList } from "../../../http/common-model";
+import { DateFilters, Money, Nullable, NullableString, NullableTimestamp, OptionalNullable, StrictInteger, UpdateBody, Uuid, ValueList } from "../../../http/common-model";
 import { cursorQueryFields, orderQueryField } from "../../../http/pagination";
-import { NullableTimestamp, record } from "../record-model";
+import { record } from "../record-model";
 
 const ItemInput = t.Object({
   description: t.String({ minLength: 1, maxLength: 300 }),
@@ -13,7 +13,7 @@ export const InvoiceItemModel = t.Object({ id: Uuid, description: t.String(), qu
 export const InvoiceModel = t.Object({
   ...record,
   tutor_id: Uuid,
-  visit_id: t.Union([Uuid, t.Null()]),
+  visit_id: Nullable(Uuid),
   status: t.String(),
   currency: t.String(),
   items: t.Optional(t.Array(InvoiceItemModel)),
@@ -29,19 +29,11 @@ export const InvoiceModel = t.Object({
 });
 export const CreateInvoiceBody = t.Object({
   tutor_id: Uuid,
-  visit_id: t.Optional(t.Union([Uuid, t.Null()])),
+  visit_id: OptionalNullable(Uuid),
   items: t.Array(ItemInput, { minItems: 1, maxItems: 200 }),
-  notes: t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Null()])),
+  notes: OptionalNullable(t.String({ maxLength: 2000 })),
 });
-export const UpdateInvoiceBody = t.Object(
-  {
-    tutor_id: t.Optional(Uuid),
-    visit_id: t.Optional(t.Union([Uuid, t.Null()])),
-    items: t.Optional(t.Array(ItemInput, { minItems: 1, maxItems: 200 })),
-    notes: t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Null()])),
-  },
-  { minProperties: 1 },
-);
+export const UpdateInvoiceBody = UpdateBody(CreateInvoiceBody);
 export const InvoiceListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField, ...DateFilters, status: t.Optional(ValueList(INVOICE_STATUSES)), tutor_id: t.Optional(Uuid) });
 
 export type CreateInvoiceInput = typeof CreateInvoiceBody.static;

@@ -1,10 +1,10 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import type { ServiceContext, Tx } from "../../../db/client";
-import { clinicRecords, liveIn, recordView, withinDays } from "../../../db/clinic-records";
+import { assertReferenced, clinicRecords, liveIn, recordView, withinDays } from "../../../db/clinic-records";
 import { invoiceItems, invoices, payments, type InvoiceStatus } from "../../../db/schema";
 import type { PageRequest } from "../../../db/keyset";
 import { newId } from "../../../lib/crypto";
-import { AppError, type FieldError } from "../../../lib/errors";
+import { AppError } from "../../../lib/errors";
 import { invoiceTotals, lineTotal } from "../../../lib/money";
 import { tutorRecords } from "../../tutors/service";
 import { visitRecords } from "../../visits/service";
@@ -30,17 +30,17 @@ export function invoiceView(row: InvoiceRow, items?: ItemRow[]) {
   };
 }
 
-async function itemsOf(ctx: ServiceContext, invoiceId: string) {
-  return ctx.db.select().from(invoiceItems).where(eq(invoiceItems.invoice_id, invoiceId)).orderBy(asc(invoiceItems.position));
+/** The invoice as the API shows it, with its items in order. */
+async function withItems(db: ServiceContext["db"], row: InvoiceRow) {
+  return invoiceView(row, await db.select().from(invoiceItems).where(eq(invoiceItems.invoice_id, row.id)).orderBy(asc(invoiceItems.position)));
 }
 
 /** References must be live records of the same clinic: a 422 otherwise, never a leak. */
-async function assertReferences(ctx: ServiceContext, clinicId: string, input: { tutor_id?: string; visit_id?: string | null }) {
-  const fields: FieldError[] = [];
-  if (input.tutor_id && !(await tutorRecords.exists(ctx, clinicId, input.tutor_id))) fields.push({ path: "body.tutor_id", message: "No such tutor in this clinic" });
-  if (input.visit_id && !(await visitRecords.exists(ctx, clinicId, input.visit_id))) fields.push({ path: "body.visit_id", message: "No such visit in this clinic" });
-  if (fields.length) throw AppError.validation(fields);
-}
+const assertReferences = (ctx: ServiceContext, clinicId: string, input: { tutor_id?: string; visit_id?: string | null }) =>
+  assertReferenced(ctx, clinicId, [
+    { field: "tutor_id", id: input.tutor_id, records: tutorRecords, what: "tutor" },
+    { field: "visit_id", id: input.visit_id, records: visitRecords, what: "visit" },
+  ]);
 
 async function writeItems(tx: Tx, clinicId: string, invoiceId: string, items: CreateInvoiceInput["items"], now: Date) {
   await tx.insert(invoiceItems).values(
@@ -69,13 +69,12 @@ export async function createInvoice(ctx: ServiceContext, clinic: BillingClinic, 
       .values({ id, clinic_id: clinic.id, tutor_id: input.tutor_id, visit_id: input.visit_id ?? null, notes: input.notes ?? null, status: "draft", currency: clinic.currency, ...invoiceTotals(input.items, clinic.tax_rate_bps), created_at: now, updated_at: now })
       .returning();
     await writeItems(tx, clinic.id, id, input.items, now);
-    return invoiceView(row!, await itemsOf({ db: tx, clock: ctx.clock }, id));
+    return withItems(tx, row!);
   });
 }
 
 export async function getInvoice(ctx: ServiceContext, clinicId: string, id: string) {
-  const row = await invoiceRecords.find(ctx, clinicId, id);
-  return invoiceView(row, await itemsOf(ctx, id));
+  return withItems(ctx.db, await invoiceRecords.find(ctx, clinicId, id));
 }
 
 /** Locks the invoice row for the rest of the transaction (payments, refunds, documents). */
@@ -84,56 +83,50 @@ export async function lockInvoice(tx: Tx, clinicId: string, id: string): Promise
   return row;
 }
 
-function assertStatus(row: InvoiceRow, allowed: InvoiceStatus[], action: string) {
-  if (!allowed.includes(row.status)) {
-    throw new AppError("INVALID_STATE_TRANSITION", `A ${row.status} invoice cannot ${action}`, { status: row.status });
-  }
+/** The invoice under its row lock, when its status allows `action`: 404 when missing, 409 otherwise. */
+async function lockFor(tx: Tx, clinicId: string, id: string, allowed: InvoiceStatus[], action: string): Promise<InvoiceRow> {
+  const row = await lockInvoice(tx, clinicId, id);
+  if (!row) throw AppError.notFound("Invoice", id);
+  if (!allowed.includes(row.status)) throw new AppError("INVALID_STATE_TRANSITION", `A ${row.status} invoice cannot ${action}`, { status: row.status });
+  return row;
 }
 
 /** Only drafts are editable; new items replace the old ones and the totals are recomputed. */
 export async function updateInvoice(ctx: ServiceContext, clinic: BillingClinic, id: string, input: UpdateInvoiceInput) {
   await assertReferences(ctx, clinic.id, input);
   return ctx.db.transaction(async (tx) => {
-    const current = await lockInvoice(tx, clinic.id, id);
-    if (!current) throw AppError.notFound("Invoice", id);
-    assertStatus(current, ["draft"], "be edited");
+    await lockFor(tx, clinic.id, id, ["draft"], "be edited");
     const now = ctx.clock.now();
-    const changes: Partial<typeof invoices.$inferInsert> = { updated_at: now };
-    if (input.tutor_id !== undefined) changes.tutor_id = input.tutor_id;
-    if (input.visit_id !== undefined) changes.visit_id = input.visit_id;
-    if (input.notes !== undefined) changes.notes = input.notes;
+    // Fields left undefined are not set (Drizzle leaves them out of the UPDATE).
+    const changes: Partial<typeof invoices.$inferInsert> = { tutor_id: input.tutor_id, visit_id: input.visit_id, notes: input.notes, updated_at: now };
     if (input.items) {
       Object.assign(changes, invoiceTotals(input.items, clinic.tax_rate_bps));
       await tx.delete(invoiceItems).where(eq(invoiceItems.invoice_id, id));
       await writeItems(tx, clinic.id, id, input.items, now);
     }
     const [row] = await tx.update(invoices).set(changes).where(eq(invoices.id, id)).returning();
-    return invoiceView(row!, await itemsOf({ db: tx, clock: ctx.clock }, id));
+    return withItems(tx, row!);
   });
 }
 
 export async function emitInvoice(ctx: ServiceContext, clinicId: string, id: string) {
   return ctx.db.transaction(async (tx) => {
-    const current = await lockInvoice(tx, clinicId, id);
-    if (!current) throw AppError.notFound("Invoice", id);
-    assertStatus(current, ["draft"], "be emitted");
+    await lockFor(tx, clinicId, id, ["draft"], "be emitted");
     const now = ctx.clock.now();
     const [row] = await tx.update(invoices).set({ status: "emitted", emitted_at: now, updated_at: now }).where(eq(invoices.id, id)).returning();
-    return invoiceView(row!, await itemsOf({ db: tx, clock: ctx.clock }, id));
+    return withItems(tx, row!);
   });
 }
 
 /** Drafts, and emitted invoices that never received a payment, can be voided. */
 export async function voidInvoice(ctx: ServiceContext, clinicId: string, id: string) {
   return ctx.db.transaction(async (tx) => {
-    const current = await lockInvoice(tx, clinicId, id);
-    if (!current) throw AppError.notFound("Invoice", id);
-    assertStatus(current, ["draft", "emitted"], "be voided");
+    await lockFor(tx, clinicId, id, ["draft", "emitted"], "be voided");
     const [paid] = await tx.select({ n: count() }).from(payments).where(eq(payments.invoice_id, id));
     if (Number(paid?.n ?? 0) > 0) throw new AppError("INVALID_STATE_TRANSITION", "An invoice with payments cannot be voided; refund them instead");
     const now = ctx.clock.now();
     const [row] = await tx.update(invoices).set({ status: "void", voided_at: now, updated_at: now }).where(eq(invoices.id, id)).returning();
-    return invoiceView(row!, await itemsOf({ db: tx, clock: ctx.clock }, id));
+    return withItems(tx, row!);
   });
 }
 

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { PAYMENT_METHODS } from "../../../db/schema";
-import { DateFilters, Money, NullableString, Timestamp, Uuid, ValueList } from "../../../http/common-model";
+import { DateFilters, Money, NullableString, OptionalNullable, Timestamp, Uuid, ValueList } from "../../../http/common-model";
 import { cursorQueryFields, orderQueryField } from "../../../http/pagination";
 import { record } from "../record-model";
 
@@ -18,7 +18,7 @@ export const CreatePaymentBody = t.Object({
   invoice_id: Uuid,
   amount: Money({ minimum: 1 }),
   method: t.Union(PAYMENT_METHODS.map((m) => t.Literal(m))),
-  reference: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
+  reference: OptionalNullable(t.String({ maxLength: 200 })),
 });
 export const PaymentListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField, ...DateFilters, invoice_id: t.Optional(Uuid), method: t.Optional(ValueList(PAYMENT_METHODS)) });
 

@@ -47,8 +47,6 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
   });
 }
 
-export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await paymentRecords.find(ctx, clinicId, id));
-
 export function list(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { invoice_id?: string; method?: string; date_from?: string; date_to?: string }, page: PageRequest) {
   return paymentRecords.page(
     ctx,
@@ -61,6 +59,3 @@ export function list(ctx: ServiceContext, clinicId: string, timeZone: string, fi
     page,
   );
 }
-
-/** The list's order: by creation, then id. */
-export const keyset = paymentRecords.keyset;

@@ -5,4 +5,4 @@ import * as service from "./service";
 
 /** Refunds are the owner's. */
 export const refundsController = (context: AppContext) =>
-  ledgerResource(context, { path: "/refunds", models: refundModels, service, roles: ["owner"], createSummary: "Refund part or all of a payment (owner; Idempotency-Key accepted)" });
+  ledgerResource(context, { path: "/refunds", models: refundModels, records: service.refundRecords, service, roles: ["owner"], createSummary: "Refund part or all of a payment (owner; Idempotency-Key accepted)" });

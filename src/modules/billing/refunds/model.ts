@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DateFilters, Money, NullableString, Timestamp, Uuid } from "../../../http/common-model";
+import { DateFilters, Money, NullableString, OptionalNullable, Timestamp, Uuid } from "../../../http/common-model";
 import { cursorQueryFields } from "../../../http/pagination";
 import { record } from "../record-model";
 
@@ -7,7 +7,7 @@ export const RefundModel = t.Object({ ...record, payment_id: Uuid, invoice_id: U
 export const CreateRefundBody = t.Object({
   payment_id: Uuid,
   amount: Money({ minimum: 1 }),
-  reason: t.Optional(t.Union([t.String({ maxLength: 500 }), t.Null()])),
+  reason: OptionalNullable(t.String({ maxLength: 500 })),
 });
 export const RefundListQuery = t.Object({ ...cursorQueryFields, ...DateFilters, payment_id: t.Optional(Uuid), invoice_id: t.Optional(Uuid) });
 
@@ -15,6 +15,3 @@ export type CreateRefundInput = typeof CreateRefundBody.static;
 
 /** The models of the three routes, for the ledger-resource factory. */
 export const refundModels = { item: RefundModel, create: CreateRefundBody, listQuery: RefundListQuery };
-
-/** A Refund as the API answers it. */
-export type RefundView = typeof RefundModel.static;

@@ -37,8 +37,6 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
   });
 }
 
-export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await refundRecords.find(ctx, clinicId, id));
-
 export function list(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { payment_id?: string; invoice_id?: string; date_from?: string; date_to?: string }, page: PageRequest) {
   return refundRecords.page(
     ctx,
@@ -51,6 +49,3 @@ export function list(ctx: ServiceContext, clinicId: string, timeZone: string, fi
     page,
   );
 }
-
-/** The list's order: by creation, then id. */
-export const keyset = refundRecords.keyset;

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { TAX_DOC_TYPES } from "../../../db/schema";
-import { DateFilters, NullableString, Timestamp, Uuid, ValueList } from "../../../http/common-model";
+import { DateFilters, Nullable, NullableString, Timestamp, Uuid, ValueList } from "../../../http/common-model";
 import { cursorQueryFields } from "../../../http/pagination";
 import { record } from "../record-model";
 
@@ -11,7 +11,7 @@ export const TaxDocumentModel = t.Object({
   folio: t.Integer(),
   receiver_rut: NullableString(),
   receiver_name: NullableString(),
-  referenced_document_id: t.Union([Uuid, t.Null()]),
+  referenced_document_id: Nullable(Uuid),
   issuer: t.Object(
     { name: NullableString(), legal_name: NullableString(), rut: NullableString(), address: NullableString(), giro: NullableString() },
     { description: "The clinic's issuer data when the document was issued" },
@@ -35,6 +35,3 @@ export type CreateTaxDocumentInput = typeof CreateTaxDocumentBody.static;
 
 /** The models of the three routes, for the ledger-resource factory. */
 export const taxDocumentModels = { item: TaxDocumentModel, create: CreateTaxDocumentBody, listQuery: TaxDocumentListQuery };
-
-/** A TaxDocument as the API answers it. */
-export type TaxDocumentView = typeof TaxDocumentModel.static;

@@ -77,16 +77,15 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
         source = { invoice_id: invoice.id, currency: invoice.currency, net_amount: invoice.net_amount, tax_amount: invoice.tax_amount, total_amount: invoice.total_amount };
       }
       // The issuer as the clinic's settings say now; a later change does not rewrite this document.
-      const [issuer] = await tx.select({ name: clinics.name, legal_name: clinics.legal_name, rut: clinics.rut, address: clinics.address, giro: clinics.giro }).from(clinics).where(eq(clinics.id, clinicId));
+      const [issuer] = await tx
+        .select({ issuer_name: clinics.name, issuer_legal_name: clinics.legal_name, issuer_rut: clinics.rut, issuer_address: clinics.address, issuer_giro: clinics.giro })
+        .from(clinics)
+        .where(eq(clinics.id, clinicId));
       const [row] = await tx
         .insert(taxDocuments)
         .values({
           id: newId(),
-          issuer_name: issuer?.name ?? null,
-          issuer_legal_name: issuer?.legal_name ?? null,
-          issuer_rut: issuer?.rut ?? null,
-          issuer_address: issuer?.address ?? null,
-          issuer_giro: issuer?.giro ?? null,
+          ...issuer,
           clinic_id: clinicId,
           invoice_id: source.invoice_id,
           doc_type: input.doc_type,
@@ -112,8 +111,6 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
   }
 }
 
-export const get = async (ctx: ServiceContext, clinicId: string, id: string) => view(await taxDocumentRecords.find(ctx, clinicId, id));
-
 export function list(ctx: ServiceContext, clinicId: string, timeZone: string, filters: { doc_type?: string; invoice_id?: string; date_from?: string; date_to?: string }, page: PageRequest) {
   return taxDocumentRecords.page(
     ctx,
@@ -126,6 +123,3 @@ export function list(ctx: ServiceContext, clinicId: string, timeZone: string, fi
     page,
   );
 }
-
-/** The list's order: by creation, then id. */
-export const keyset = taxDocumentRecords.keyset;
