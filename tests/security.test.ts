@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { TestApp } from "./helpers/app";
+import type { ErrorBody, TestApp } from "./helpers/app";
 import type { ClinicSession } from "./helpers/clinic";
 import { PROTECTED_ROUTES, PUBLIC_ROUTES, type ProtectedRoute } from "./helpers/protected-routes";
 import { useClinicApp } from "./helpers/fixture";
@@ -27,7 +27,7 @@ test("every /api/v1 route of the app is listed as protected or public", () => {
 
 describe.each(PROTECTED_ROUTES.map((r) => [label(r), r] as const))("%s", (_name, route) => {
   test("without a token: 401 AUTH_REQUIRED with WWW-Authenticate", async () => {
-    const r = await t.request(route.method, resolvePath(route, undefined), { json: route.body?.(undefined) });
+    const r = await t.request<ErrorBody>(route.method, resolvePath(route, undefined), { json: route.body?.(undefined) });
     expect(r.status, r.text).toBe(401);
     expect(r.body.code, r.text).toBe("AUTH_REQUIRED");
     expect(r.headers.get("www-authenticate")).toBe("Bearer");
@@ -36,7 +36,7 @@ describe.each(PROTECTED_ROUTES.map((r) => [label(r), r] as const))("%s", (_name,
   test("with a forged token: 401 INVALID_TOKEN", async () => {
     const [header, payload] = owner.token.split(".");
     const forged = `${header}.${payload}.${"A".repeat(43)}`;
-    const r = await t.request(route.method, resolvePath(route, undefined), { token: forged, json: route.body?.(undefined) });
+    const r = await t.request<ErrorBody>(route.method, resolvePath(route, undefined), { token: forged, json: route.body?.(undefined) });
     expect(r.status, r.text).toBe(401);
     expect(r.body.code, r.text).toBe("INVALID_TOKEN");
   });
@@ -44,7 +44,7 @@ describe.each(PROTECTED_ROUTES.map((r) => [label(r), r] as const))("%s", (_name,
   if (route.roles) {
     test("with a role that is not allowed: 403 FORBIDDEN", async () => {
       const id = route.seed ? await route.seed(t, owner) : undefined;
-      const r = await staff.as(route.method, resolvePath(route, id), { json: route.body?.(id) });
+      const r = await staff.as<ErrorBody>(route.method, resolvePath(route, id), { json: route.body?.(id) });
       expect(r.status, r.text).toBe(403);
       expect(r.body.code, r.text).toBe("FORBIDDEN");
       if (id && route.method !== "GET") {
@@ -59,7 +59,7 @@ describe.each(PROTECTED_ROUTES.map((r) => [label(r), r] as const))("%s", (_name,
       const id = await route.seed!(t, owner);
       const before = await owner.as("GET", readBackPath(route, id));
       expect(before.status, before.text).toBe(200);
-      const r = await intruder.as(route.method, resolvePath(route, id), { json: route.body?.(id) });
+      const r = await intruder.as<ErrorBody>(route.method, resolvePath(route, id), { json: route.body?.(id) });
       expect(r.status, r.text).toBe(404);
       expect(r.body.code, r.text).toBe("NOT_FOUND");
       expect(r.text).not.toContain(owner.clinic.id);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, TEST_SECRET, type TestApp } from "../helpers/app";
+import type { MeView, SessionView } from "../../src/modules/auth/model";
+import { createTestApp, TEST_SECRET, type Answer, type ErrorBody, type Refusal, type TestApp, type ValidationDetails } from "../helpers/app";
 import { PASSWORD, refreshCookieOf, registerClinic, uniqueEmail } from "../helpers/clinic";
 
 let t: TestApp;
@@ -10,19 +11,19 @@ afterAll(() => t.close());
 
 const countRows = (table: "users" | "clinics" | "refresh_tokens") => t.count(table);
 
-const refresh = (cookie: string) => t.request("POST", "/api/v1/auth/refresh", { headers: { cookie } });
+const refresh = (cookie: string) => t.request<Answer<SessionView>>("POST", "/api/v1/auth/refresh", { headers: { cookie } });
 
 describe("session life cycle", () => {
   test("register → login → me → refresh → reuse detection → logout", async () => {
     const email = uniqueEmail("Life");
-    const registered = await t.request("POST", "/api/v1/auth/register", {
+    const registered = await t.request<SessionView>("POST", "/api/v1/auth/register", {
       json: { email, password: PASSWORD, name: "Ana Pérez", clinic_name: "Clínica Los Andes", timezone: "America/Santiago" },
     });
     expect(registered.status, registered.text).toBe(201);
     expect(registered.body).toMatchObject({ token_type: "Bearer", expires_in: 900, user: { email: email.toLowerCase(), role: "owner" } });
     expect(registered.body.clinic).toMatchObject({ plan: "standard", currency: "CLP", tax_rate_bps: 1900, timezone: "America/Santiago" });
 
-    const login = await t.request("POST", "/api/v1/auth/login", { json: { email: email.toUpperCase(), password: PASSWORD } });
+    const login = await t.request<SessionView>("POST", "/api/v1/auth/login", { json: { email: email.toUpperCase(), password: PASSWORD } });
     expect(login.status, login.text).toBe(200);
     const cookie = login.headers.get("set-cookie")!;
     expect(cookie).toContain("HttpOnly");
@@ -31,7 +32,7 @@ describe("session life cycle", () => {
     expect(cookie).toContain("Max-Age=604800");
     expect(cookie).toContain("Secure");
 
-    const me = await t.request("GET", "/api/v1/auth/me", { token: login.body.access_token });
+    const me = await t.request<MeView>("GET", "/api/v1/auth/me", { token: login.body.access_token });
     expect(me.status, me.text).toBe(200);
     expect(me.body.user.id).toBe(registered.body.user.id);
     expect(me.body.clinic.name).toBe("Clínica Los Andes");
@@ -50,7 +51,7 @@ describe("session life cycle", () => {
     const afterReuse = await refresh(second);
     expect(afterReuse.status, afterReuse.text).toBe(401);
 
-    const again = await t.request("POST", "/api/v1/auth/login", { json: { email, password: PASSWORD } });
+    const again = await t.request<SessionView>("POST", "/api/v1/auth/login", { json: { email, password: PASSWORD } });
     const logout = await t.request("POST", "/api/v1/auth/logout", { token: again.body.access_token, headers: { cookie: refreshCookieOf(again) } });
     expect(logout.status, logout.text).toBe(204);
     expect(logout.headers.get("set-cookie")).toContain("Max-Age=0");
@@ -67,7 +68,7 @@ describe("session life cycle", () => {
   });
 
   test("refresh without a cookie, with garbage, or after 7 days is 401", async () => {
-    expect((await t.request("POST", "/api/v1/auth/refresh")).body.code).toBe("AUTH_REQUIRED");
+    expect((await t.request<ErrorBody>("POST", "/api/v1/auth/refresh")).body.code).toBe("AUTH_REQUIRED");
     expect((await refresh("service_refresh=nonsense")).body.code).toBe("INVALID_TOKEN");
     const owner = await registerClinic(t);
     t.clock.advance(7 * 24 * 3600 * 1000 + 1000);
@@ -91,7 +92,7 @@ describe("access tokens", () => {
     t.clock.advance(14 * 60 * 1000);
     expect((await owner.as("GET", "/api/v1/auth/me")).status).toBe(200);
     t.clock.advance(61 * 1000);
-    const r = await owner.as("GET", "/api/v1/auth/me");
+    const r = await owner.as<ErrorBody>("GET", "/api/v1/auth/me");
     expect(r.status, r.text).toBe(401);
     expect(r.body.code).toBe("TOKEN_EXPIRED");
     expect(r.headers.get("www-authenticate")).toBe("Bearer");
@@ -106,7 +107,7 @@ describe("access tokens", () => {
     const wrongSecret = await forge({ alg: "HS256", typ: "JWT" }, claims, "another-secret-that-is-32-bytes-long!!");
     const hs512 = await forge({ alg: "HS512", typ: "JWT" }, claims, TEST_SECRET, "SHA-512");
     for (const token of [tampered, none, wrongSecret, hs512, "not.a.jwt", "abc"]) {
-      const r = await t.request("GET", "/api/v1/auth/me", { token });
+      const r = await t.request<ErrorBody>("GET", "/api/v1/auth/me", { token });
       expect(r.status, `${token}: ${r.text}`).toBe(401);
       expect(r.body.code, r.text).toBe("INVALID_TOKEN");
     }
@@ -124,7 +125,7 @@ describe("register and login refusals write nothing", () => {
   test("duplicate email, in any case: 409 EMAIL_TAKEN", async () => {
     const owner = await registerClinic(t);
     const [users, clinics] = [await countRows("users"), await countRows("clinics")];
-    const r = await t.request("POST", "/api/v1/auth/register", {
+    const r = await t.request<ErrorBody>("POST", "/api/v1/auth/register", {
       json: { email: owner.user.email.toUpperCase(), password: PASSWORD, name: "Copy", clinic_name: "Copy" },
     });
     expect(r.status, r.text).toBe(409);
@@ -156,7 +157,7 @@ describe("register and login refusals write nothing", () => {
   for (const c of cases) {
     test(c.label, async () => {
       const [users, clinics] = [await countRows("users"), await countRows("clinics")];
-      const r = await t.request("POST", "/api/v1/auth/register", { ...c.send, headers: { "content-type": "application/json" } });
+      const r = await t.request<Refusal<ValidationDetails>>("POST", "/api/v1/auth/register", { ...c.send, headers: { "content-type": "application/json" } });
       expect(r.status, r.text).toBe(c.status);
       expect(r.body.code, r.text).toBe(c.code);
       expect(r.body.request_id, r.text).toBeString();
@@ -168,8 +169,8 @@ describe("register and login refusals write nothing", () => {
   test("wrong password and unknown email give the same 401", async () => {
     const owner = await registerClinic(t);
     const tokens = await countRows("refresh_tokens");
-    const wrong = await t.request("POST", "/api/v1/auth/login", { json: { email: owner.user.email, password: "wrong password!" } });
-    const unknown = await t.request("POST", "/api/v1/auth/login", { json: { email: uniqueEmail("ghost"), password: PASSWORD } });
+    const wrong = await t.request<ErrorBody>("POST", "/api/v1/auth/login", { json: { email: owner.user.email, password: "wrong password!" } });
+    const unknown = await t.request<ErrorBody>("POST", "/api/v1/auth/login", { json: { email: uniqueEmail("ghost"), password: PASSWORD } });
     for (const r of [wrong, unknown]) {
       expect(r.status, r.text).toBe(401);
       expect(r.body.code).toBe("INVALID_CREDENTIALS");

@@ -7,12 +7,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DamagedBackupError, readBackup, type BackupSidecar } from "../../src/backup/format";
+import { DamagedBackupError, readBackup } from "../../src/backup/format";
 import { loadSnapshot, takeSnapshot, type Snapshot } from "../../src/backup/snapshot";
 import { BackupStore } from "../../src/backup/store";
 import { openDatabase, type Database } from "../../src/db/client";
 import { HOUR } from "../../src/lib/clock";
-import { createTestApp, type TestApp } from "../helpers/app";
+import type { SessionView } from "../../src/modules/auth/model";
+import type { BackupListView, BackupTakenView } from "../../src/modules/backups/model";
+import type { InvoiceView } from "../../src/modules/billing/invoices/model";
+import type { TutorView } from "../../src/modules/tutors/model";
+import { createTestApp, type ErrorBody, type TestApp } from "../helpers/app";
 import { PASSWORD, registerClinic, sessionFrom, type ClinicSession } from "../helpers/clinic";
 import { createTestDatabase, databaseKind, POSTGRES_URL, sharedPgliteAssets } from "../helpers/database";
 import { createKey, invoke } from "../mcp/helpers";
@@ -33,15 +37,15 @@ const saleKey = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12,
 
 /** One sale: an invoice with items, emitted, paid in full, with its boleta. Resolves when all four are acknowledged. */
 async function sale(session: ClinicSession, tutorId: string, n: number) {
-  const invoice = await session.as("POST", "/api/v1/billing/invoices", { json: { tutor_id: tutorId, items: [{ description: `Consulta ${n}`, quantity: 1 + (n % 3), unit_price: 10_000 + n }] } });
+  const invoice = await session.as<InvoiceView>("POST", "/api/v1/billing/invoices", { json: { tutor_id: tutorId, items: [{ description: `Consulta ${n}`, quantity: 1 + (n % 3), unit_price: 10_000 + n }] } });
   expect(invoice.status, invoice.text).toBe(201);
-  const emitted = await session.as("POST", `/api/v1/billing/invoices/${invoice.body.id}/emit`);
+  const emitted = await session.as<InvoiceView>("POST", `/api/v1/billing/invoices/${invoice.body.id}/emit`);
   expect(emitted.status, emitted.text).toBe(200);
   const paid = await session.as("POST", "/api/v1/billing/payments", { json: { invoice_id: invoice.body.id, amount: emitted.body.total_amount, method: "card" }, headers: { "idempotency-key": saleKey(n) } });
   expect(paid.status, paid.text).toBe(201);
   const boleta = await session.as("POST", "/api/v1/billing/sii/documents", { json: { doc_type: 39, invoice_id: invoice.body.id } });
   expect(boleta.status, boleta.text).toBe(201);
-  return invoice.body.id as string;
+  return invoice.body.id;
 }
 
 /** The payment body `sale` sent for an invoice (a replay must repeat it exactly). */
@@ -67,11 +71,11 @@ async function violations(database: Database, clinicId: string): Promise<string[
 
 describe("a backup taken while sales are being written", () => {
   let acknowledged: string[];
-  let backup: BackupSidecar;
+  let backup: BackupTakenView;
   let snapshot: Snapshot;
 
   beforeAll(async () => {
-    const tutor = await owner.as("POST", "/api/v1/tutors", { json: { name: "Concurrent tutor" } });
+    const tutor = await owner.as<TutorView>("POST", "/api/v1/tutors", { json: { name: "Concurrent tutor" } });
     acknowledged = [];
     let n = 0;
     const writer = async (rounds: number) => {
@@ -83,7 +87,7 @@ describe("a backup taken while sales are being written", () => {
     // Writers keep going while the backup runs.
     const during = Promise.all([writer(4), writer(4), writer(4)]);
     if (databaseKind === "pglite") {
-      const taken = await owner.as("POST", "/api/v1/admin/backups");
+      const taken = await owner.as<BackupTakenView>("POST", "/api/v1/admin/backups");
       expect(taken.status, taken.text).toBe(201);
       backup = taken.body;
       ({ snapshot } = readBackup(readFileSync(join(dir, backup.file)), JSON.parse(readFileSync(join(dir, `${backup.file}.manifest.json`), "utf8"))));
@@ -109,13 +113,13 @@ describe("a backup taken while sales are being written", () => {
   });
 
   test.if(databaseKind === "pglite")("the list shows it with its size, checksum, schema version and per-table counts; the file's digest matches", async () => {
-    const listed = await owner.as("GET", "/api/v1/admin/backups");
+    const listed = await owner.as<BackupListView>("GET", "/api/v1/admin/backups");
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body).toMatchObject({ enabled: true, dir, interval_ms: 6 * HOUR, keep: 3 });
-    const entry = listed.body.backups.find((b: BackupSidecar) => b.file === backup.file);
+    const entry = listed.body.backups.find((b) => b.file === backup.file);
     expect(entry).toMatchObject({ size_bytes: backup.size_bytes, sha256: backup.sha256, schema_version: backup.schema_version });
     expect(new Bun.CryptoHasher("sha256").update(readFileSync(join(dir, backup.file))).digest("hex")).toBe(backup.sha256);
-    expect(entry.tables.find((table: { name: string }) => table.name === "invoices").rows).toBeGreaterThanOrEqual(acknowledged.length);
+    expect(entry!.tables.find((table: { name: string }) => table.name === "invoices")!.rows).toBeGreaterThanOrEqual(acknowledged.length);
   });
 });
 
@@ -124,9 +128,9 @@ describe.if(databaseKind === "pglite")("backup files", () => {
     const taken: string[] = [];
     for (let i = 0; i < 5; i++) {
       t.clock.advance(1000);
-      taken.push((await owner.as("POST", "/api/v1/admin/backups")).body.file);
+      taken.push((await owner.as<BackupTakenView>("POST", "/api/v1/admin/backups")).body.file);
     }
-    const listed = (await owner.as("GET", "/api/v1/admin/backups")).body.backups.map((b: BackupSidecar) => b.file);
+    const listed = (await owner.as<BackupListView>("GET", "/api/v1/admin/backups")).body.backups.map((b) => b.file);
     expect(listed).toEqual(taken.slice(-3).reverse());
   });
 
@@ -166,10 +170,10 @@ describe.if(databaseKind === "pglite")("backup files", () => {
 
 test("a round trip through the other kind of database keeps every row, and keys, folios and idempotency records keep working", async () => {
   // The schedule tests moved the clock past the session's lifetime.
-  const login = await t.request("POST", "/api/v1/auth/login", { json: { email: owner.user.email, password: PASSWORD } });
+  const login = await t.request<SessionView>("POST", "/api/v1/auth/login", { json: { email: owner.user.email, password: PASSWORD } });
   owner = sessionFrom(t, login);
   const key = await createKey(owner, { scopes: ["read", "query"] });
-  const tutor = await owner.as("POST", "/api/v1/tutors", { json: { name: "Round trip" } });
+  const tutor = await owner.as<TutorView>("POST", "/api/v1/tutors", { json: { name: "Round trip" } });
   const paidInvoice = await sale(owner, tutor.body.id, 10_000);
   const original = await takeSnapshot(t.database);
   // Through the other kind: PostgreSQL when the suite runs on PGlite (if one is reachable), PGlite otherwise.
@@ -262,7 +266,7 @@ test("a database that is not empty is refused as a target, and keeps what it had
 });
 
 test.if(databaseKind === "postgres")("on PostgreSQL the server takes no backups of its own and says why", async () => {
-  const taken = await owner.as("POST", "/api/v1/admin/backups");
+  const taken = await owner.as<ErrorBody>("POST", "/api/v1/admin/backups");
   expect(taken.status, taken.text).toBe(409);
   expect(taken.body.message).toContain("pg_dump");
   const listed = await owner.as("GET", "/api/v1/admin/backups");

@@ -1,8 +1,12 @@
 /** A nota de crédito (61) cancels its sale: payments must be refunded first; the invoice becomes `credited`. */
 import { expect, test } from "bun:test";
-import type { TestApp } from "../helpers/app";
+import type { CursorPageBody } from "../../src/http/pagination";
+import type { InvoiceView } from "../../src/modules/billing/invoices/model";
+import type { TaxDocumentView } from "../../src/modules/billing/sii/model";
+import type { ClinicContextResult } from "../../src/modules/mcp/tools/clinic-context";
+import type { Answer, TestApp } from "../helpers/app";
 import type { ClinicSession } from "../helpers/clinic";
-import { createKey, invoke } from "../mcp/helpers";
+import { createKey, invoke, type QueryResult } from "../mcp/helpers";
 import { emitted, pay, tutorFor } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
 
@@ -10,11 +14,11 @@ let t: TestApp;
 let owner: ClinicSession;
 useClinicApp((made) => ({ t, owner } = made), { clinic: { timezone: "America/Santiago" } });
 
-const issue = (json: unknown) => owner.as("POST", "/api/v1/billing/sii/documents", { json });
+const issue = (json: unknown) => owner.as<Answer<TaxDocumentView>>("POST", "/api/v1/billing/sii/documents", { json });
 
 test("credit a paid boleta end to end: refused while money is held, then the invoice is credited and leaves the revenue figures", async () => {
   const key = await createKey(owner, { scopes: ["clinic_context", "query"] });
-  const before = (await invoke(t, key.api_key, "get_clinic_context")).body;
+  const before = (await invoke<ClinicContextResult>(t, key.api_key, "get_clinic_context")).body;
   const tutorId = await tutorFor(owner, "Credited Tutor");
   const invoice = await emitted(owner, [{ quantity: 1, unit_price: 10_000 }], tutorId);
   const payment = await pay(owner, invoice.id, 11_900);
@@ -34,17 +38,17 @@ test("credit a paid boleta end to end: refused while money is held, then the inv
 
   const credited = await owner.as("GET", `/api/v1/billing/invoices/${invoice.id}`);
   expect(credited.body).toMatchObject({ status: "credited", paid_amount: 0, balance: 11_900 });
-  expect((await owner.as("GET", "/api/v1/billing/invoices?status=credited")).body.data.map((i: { id: string }) => i.id)).toContain(invoice.id);
+  expect((await owner.as<CursorPageBody<InvoiceView>>("GET", "/api/v1/billing/invoices?status=credited")).body.data.map((i: { id: string }) => i.id)).toContain(invoice.id);
   // Nothing more happens to a credited invoice: no payment, no void, no second document.
   expect((await pay(owner, invoice.id, 100)).status).toBe(409);
   expect((await owner.as("POST", `/api/v1/billing/invoices/${invoice.id}/void`)).status).toBe(409);
   expect((await issue({ doc_type: 39, invoice_id: invoice.id })).status).toBe(409);
 
   // Revenue: the payment and its refund cancel out; the average ticket leaves the credited invoice out.
-  const after = (await invoke(t, key.api_key, "get_clinic_context")).body;
+  const after = (await invoke<ClinicContextResult>(t, key.api_key, "get_clinic_context")).body;
   expect(after.revenue_today).toBe(before.revenue_today);
   expect(after.avg_ticket).toBe(before.avg_ticket);
-  const view = await invoke(t, key.api_key, "query_database", { sql: `select status from invoices where id = '${invoice.id}'` });
+  const view = await invoke<QueryResult>(t, key.api_key, "query_database", { sql: `select status from invoices where id = '${invoice.id}'` });
   expect(view.body.rows).toEqual([{ status: "credited" }]);
 
   // A tutor whose only invoice is credited can be deleted.

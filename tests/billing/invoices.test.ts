@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { TestApp } from "../helpers/app";
+import type { CursorPageBody } from "../../src/http/pagination";
+import type { InvoiceView } from "../../src/modules/billing/invoices/model";
+import type { ErrorBody, Refusal, TestApp, ValidationDetails } from "../helpers/app";
 import { registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { draft, emitted, pay, tutorFor } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
@@ -9,7 +11,7 @@ let owner: ClinicSession;
 useClinicApp((made) => ({ t, owner } = made));
 
 const count = (table: string) => t.count(table);
-const invoice = (id: string) => owner.as("GET", `/api/v1/billing/invoices/${id}`);
+const invoice = (id: string) => owner.as<InvoiceView>("GET", `/api/v1/billing/invoices/${id}`);
 
 describe("invoice life cycle with exact money", () => {
   test("draft: item totals, net, 19 % tax rounded half-up once, total, balance", async () => {
@@ -41,13 +43,13 @@ describe("invoice life cycle with exact money", () => {
 
   test("drafts are editable; items replace and totals follow; emitted ones are not (409, unchanged)", async () => {
     const created = await draft(owner, [{ quantity: 1, unit_price: 1_000 }]);
-    const edited = await owner.as("PATCH", `/api/v1/billing/invoices/${created.id}`, { json: { items: [{ description: "Cirugía", quantity: 3, unit_price: 20_000 }], notes: "Con anestesia" } });
+    const edited = await owner.as<InvoiceView>("PATCH", `/api/v1/billing/invoices/${created.id}`, { json: { items: [{ description: "Cirugía", quantity: 3, unit_price: 20_000 }], notes: "Con anestesia" } });
     expect(edited.body, edited.text).toMatchObject({ net_amount: 60_000, tax_amount: 11_400, total_amount: 71_400, notes: "Con anestesia" });
     expect(edited.body.items).toHaveLength(1);
     const emit = await owner.as("POST", `/api/v1/billing/invoices/${created.id}/emit`);
     expect(emit.body, emit.text).toMatchObject({ status: "emitted", emitted_at: t.clock.now().toISOString().replace(".000Z", "Z") });
     const before = (await invoice(created.id)).body;
-    const refused = await owner.as("PATCH", `/api/v1/billing/invoices/${created.id}`, { json: { notes: "late" } });
+    const refused = await owner.as<ErrorBody>("PATCH", `/api/v1/billing/invoices/${created.id}`, { json: { notes: "late" } });
     expect(refused.status, refused.text).toBe(409);
     expect(refused.body.code).toBe("INVALID_STATE_TRANSITION");
     expect((await invoice(created.id)).body).toEqual(before);
@@ -60,7 +62,7 @@ describe("void rules", () => {
   test("a draft and an emitted invoice without payments can be voided", async () => {
     for (const make of [() => draft(owner, [{ quantity: 1, unit_price: 100 }]), () => emitted(owner, [{ quantity: 1, unit_price: 100 }])]) {
       const inv = await make();
-      const r = await owner.as("POST", `/api/v1/billing/invoices/${inv.id}/void`);
+      const r = await owner.as<InvoiceView>("POST", `/api/v1/billing/invoices/${inv.id}/void`);
       expect(r.body, r.text).toMatchObject({ status: "void" });
       expect(r.body.voided_at).toBeString();
       const twice = await owner.as("POST", `/api/v1/billing/invoices/${inv.id}/void`);
@@ -92,7 +94,7 @@ describe("validation writes nothing", () => {
     ["a missing description", { items: [{ quantity: 1, unit_price: 1 }] }, "body.items.0.description"],
   ])("%s is 422", async (_label, extra, field) => {
     const [invoices, items] = [await count("invoices"), await count("invoice_items")];
-    const r = await owner.as("POST", "/api/v1/billing/invoices", { json: { tutor_id: await tutorFor(owner), ...extra } });
+    const r = await owner.as<Refusal<ValidationDetails>>("POST", "/api/v1/billing/invoices", { json: { tutor_id: await tutorFor(owner), ...extra } });
     expect(r.status, r.text).toBe(422);
     expect(r.body.details.fields.map((f: { path: string }) => f.path), r.text).toContain(field);
     expect([await count("invoices"), await count("invoice_items")]).toEqual([invoices, items]);
@@ -102,9 +104,9 @@ describe("validation writes nothing", () => {
     const other = await registerClinic(t);
     const foreignTutor = await tutorFor(other, "Not yours");
     const before = await count("invoices");
-    const r = await owner.as("POST", "/api/v1/billing/invoices", { json: { tutor_id: foreignTutor, items: [{ description: "x", quantity: 1, unit_price: 1 }] } });
+    const r = await owner.as<Refusal<ValidationDetails>>("POST", "/api/v1/billing/invoices", { json: { tutor_id: foreignTutor, items: [{ description: "x", quantity: 1, unit_price: 1 }] } });
     expect(r.status, r.text).toBe(422);
-    expect(r.body.details.fields[0].path).toBe("body.tutor_id");
+    expect(r.body.details.fields[0]!.path).toBe("body.tutor_id");
     expect(r.text).not.toContain("Not yours");
     expect(await count("invoices")).toBe(before);
   });
@@ -122,7 +124,7 @@ describe("lists", () => {
     const b = await emitted(clinic, [{ quantity: 1, unit_price: 100 }]);
     const c = await draft(clinic, [{ quantity: 1, unit_price: 100 }], tutor);
     const ids = async (query: string) => {
-      const r = await clinic.as("GET", `/api/v1/billing/invoices?${query}`);
+      const r = await clinic.as<CursorPageBody<InvoiceView>>("GET", `/api/v1/billing/invoices?${query}`);
       expect(r.status, r.text).toBe(200);
       return r.body.data.map((row: { id: string }) => row.id).sort();
     };

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import type { TestApp } from "../helpers/app";
+import type { CursorPageBody } from "../../src/http/pagination";
+import type { InvoiceView } from "../../src/modules/billing/invoices/model";
+import type { PaymentView } from "../../src/modules/billing/payments/model";
+import type { RefundView } from "../../src/modules/billing/refunds/model";
+import type { Answer, Refusal, TestApp, ValidationDetails } from "../helpers/app";
 import { addMember, registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { emitted, pay, draft } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
@@ -9,9 +13,9 @@ let owner: ClinicSession;
 useClinicApp((made) => ({ t, owner } = made));
 
 const count = (table: string) => t.count(table);
-const invoice = async (id: string) => (await owner.as("GET", `/api/v1/billing/invoices/${id}`)).body;
+const invoice = async (id: string) => (await owner.as<InvoiceView>("GET", `/api/v1/billing/invoices/${id}`)).body;
 const refund = (paymentId: string, amount: unknown, headers: Record<string, string> = {}) =>
-  owner.as("POST", "/api/v1/billing/refunds", { json: { payment_id: paymentId, amount, reason: "error" }, headers });
+  owner.as<Answer<RefundView>>("POST", "/api/v1/billing/refunds", { json: { payment_id: paymentId, amount, reason: "error" }, headers });
 
 describe("payments", () => {
   test("partial then full payment: the invoice becomes paid when covered", async () => {
@@ -23,8 +27,8 @@ describe("payments", () => {
     const second = await pay(owner, inv.id, 7_900);
     expect(second.status, second.text).toBe(201);
     expect(await invoice(inv.id)).toMatchObject({ status: "paid", paid_amount: 11_900, balance: 0 });
-    expect((await owner.as("GET", `/api/v1/billing/payments/${first.body.id}`)).body).toEqual(first.body);
-    const listed = await owner.as("GET", `/api/v1/billing/payments?invoice_id=${inv.id}`);
+    expect((await owner.as<PaymentView>("GET", `/api/v1/billing/payments/${first.body.id}`)).body).toEqual(first.body);
+    const listed = await owner.as<CursorPageBody<PaymentView>>("GET", `/api/v1/billing/payments?invoice_id=${inv.id}`);
     expect(listed.body.data.map((p: { id: string }) => p.id)).toEqual([first.body.id, second.body.id]);
   });
 
@@ -54,7 +58,7 @@ describe("payments", () => {
     const inv = await emitted(owner, [{ quantity: 1, unit_price: 1_000 }]);
     const before = await count("payments");
     for (const amount of [10.5, "100", 0, -5, null]) {
-      const r = await pay(owner, inv.id, amount);
+      const r = await pay<Refusal<ValidationDetails>>(owner, inv.id, amount);
       expect(r.status, `${JSON.stringify(amount)}: ${r.text}`).toBe(422);
       expect(r.body.details.fields.map((f: { path: string }) => f.path)).toContain("body.amount");
     }
@@ -80,7 +84,7 @@ describe("refunds", () => {
     const r = await refund(payment.id, 1_900);
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({ payment_id: payment.id, invoice_id: inv.id, amount: 1_900, currency: "CLP" });
-    expect((await owner.as("GET", `/api/v1/billing/payments/${payment.id}`)).body.refunded_amount).toBe(1_900);
+    expect((await owner.as<PaymentView>("GET", `/api/v1/billing/payments/${payment.id}`)).body.refunded_amount).toBe(1_900);
     expect(await invoice(inv.id)).toMatchObject({ status: "emitted", paid_amount: 10_000, balance: 1_900, paid_at: null });
 
     const before = [await count("refunds"), (await invoice(inv.id)).paid_amount];
@@ -195,7 +199,7 @@ describe("clinic isolation for payments and refunds", () => {
     expect(r.status, r.text).toBe(422);
     expect([await count("payments"), await count("refunds")]).toEqual(before);
     for (const path of ["/billing/payments?limit=200", "/billing/refunds?limit=200", "/billing/invoices?limit=200"]) {
-      expect((await other.as("GET", `/api/v1${path}`)).body.data).toEqual([]);
+      expect((await other.as<CursorPageBody<{ id: string }>>("GET", `/api/v1${path}`)).body.data).toEqual([]);
     }
   });
 });

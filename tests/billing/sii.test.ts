@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { TestApp } from "../helpers/app";
+import type { CursorPageBody } from "../../src/http/pagination";
+import type { TaxDocumentView } from "../../src/modules/billing/sii/model";
+import type { Answer, Refusal, TestApp, ValidationDetails } from "../helpers/app";
 import { registerClinic, type ClinicSession } from "../helpers/clinic";
 import { draft, emitted, pay } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
@@ -8,7 +10,7 @@ let t: TestApp;
 let owner: ClinicSession;
 useClinicApp((made) => ({ t, owner } = made));
 
-const issue = (who: ClinicSession, json: Record<string, unknown>) => who.as("POST", "/api/v1/billing/sii/documents", { json });
+const issue = <Body = Answer<TaxDocumentView>>(who: ClinicSession, json: Record<string, unknown>) => who.as<Body>("POST", "/api/v1/billing/sii/documents", { json });
 const documents = async () => (await t.database.query<{ n: number }>("select count(*)::int as n from tax_documents"))[0]!.n;
 
 describe("tax documents", () => {
@@ -51,7 +53,7 @@ describe("tax documents", () => {
       [{ receiver_name: "X" }, "body.receiver_rut"],
       [{ receiver_rut: "76.086.428-5" }, "body.receiver_name"],
     ] as const) {
-      const r = await issue(owner, { doc_type: 33, invoice_id: inv.id, ...json });
+      const r = await issue<Refusal<ValidationDetails>>(owner, { doc_type: 33, invoice_id: inv.id, ...json });
       expect(r.status, r.text).toBe(422);
       expect(r.body.details.fields.map((f: { path: string }) => f.path)).toContain(field);
     }
@@ -96,14 +98,14 @@ describe("tax documents", () => {
     const boleta = (await issue(clinic, { doc_type: 39, invoice_id: a.id })).body;
     const b = await emitted(clinic, [{ quantity: 1, unit_price: 1_000 }]);
     const factura = (await issue(clinic, { doc_type: 33, invoice_id: b.id, receiver_rut: "76086428-5", receiver_name: "Y" })).body;
-    const list = async (query: string) => (await clinic.as("GET", `/api/v1/billing/sii/documents?${query}`)).body.data.map((d: { id: string }) => d.id);
+    const list = async (query: string) => (await clinic.as<CursorPageBody<TaxDocumentView>>("GET", `/api/v1/billing/sii/documents?${query}`)).body.data.map((d: { id: string }) => d.id);
     expect(await list("doc_type=39")).toEqual([boleta.id]);
     expect(await list("doc_type=33,39")).toEqual([boleta.id, factura.id]);
     expect(await list("date_from=2026-01-15&date_to=2026-01-15")).toHaveLength(2);
     expect(await list("date_from=2026-01-16")).toEqual([]);
     expect((await clinic.as("GET", "/api/v1/billing/sii/documents?doc_type=40")).status).toBe(422);
     const other = await registerClinic(t);
-    expect((await other.as("GET", "/api/v1/billing/sii/documents")).body.data).toEqual([]);
+    expect((await other.as<CursorPageBody<TaxDocumentView>>("GET", "/api/v1/billing/sii/documents")).body.data).toEqual([]);
     expect((await issue(other, { doc_type: 61, referenced_document_id: boleta.id })).status).toBe(422);
     expect((await issue(other, { doc_type: 39, invoice_id: a.id })).status).toBe(422);
   });

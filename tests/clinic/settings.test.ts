@@ -1,7 +1,10 @@
 /** Clinic settings (issuer data for SII documents) and accounts (own password, CLI reset). */
 import { describe, expect, test } from "bun:test";
+import type { MeView } from "../../src/modules/auth/model";
+import type { TaxDocumentView } from "../../src/modules/billing/sii/model";
+import type { ClinicView } from "../../src/modules/clinic/model";
 import { resetPassword } from "../../src/modules/users/service";
-import type { TestApp } from "../helpers/app";
+import type { Refusal, TestApp, ValidationDetails } from "../helpers/app";
 import { addMember, PASSWORD, registerClinic, type ClinicSession } from "../helpers/clinic";
 import { emitted } from "../billing/helpers";
 import { useClinicApp } from "../helpers/fixture";
@@ -22,7 +25,7 @@ describe("GET and PATCH /clinic", () => {
     });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toMatchObject({ rut: "76.086.428-5", legal_name: "Servicios Veterinarios Los Aromos SpA", timezone: "America/Punta_Arenas" });
-    expect((await owner.as("GET", "/api/v1/auth/me")).body.clinic.rut).toBe("76.086.428-5");
+    expect((await owner.as<MeView>("GET", "/api/v1/auth/me")).body.clinic.rut).toBe("76.086.428-5");
   });
 
   test.each([
@@ -35,7 +38,7 @@ describe("GET and PATCH /clinic", () => {
     [{}, "body"],
   ])("%j is 422 naming %s, and changes nothing", async (json, field) => {
     const before = (await owner.as("GET", "/api/v1/clinic")).body;
-    const r = await owner.as("PATCH", "/api/v1/clinic", { json });
+    const r = await owner.as<Refusal<ValidationDetails>>("PATCH", "/api/v1/clinic", { json });
     if (field === "body" && "plan" in json) {
       // Unknown body properties are dropped by the schema; with nothing left to change it is 422.
       expect(r.status, r.text).toBe(422);
@@ -48,24 +51,24 @@ describe("GET and PATCH /clinic", () => {
 
   test("the currency changes only while there are no money records (409 after)", async () => {
     const fresh = await registerClinic(t);
-    const changed = await fresh.as("PATCH", "/api/v1/clinic", { json: { currency: "USD" } });
+    const changed = await fresh.as<ClinicView>("PATCH", "/api/v1/clinic", { json: { currency: "USD" } });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.currency).toBe("USD");
     await emitted(fresh, [{ quantity: 1, unit_price: 100 }]);
     const refused = await fresh.as("PATCH", "/api/v1/clinic", { json: { currency: "CLP" } });
     expect(refused.status, refused.text).toBe(409);
-    expect((await fresh.as("GET", "/api/v1/clinic")).body.currency).toBe("USD");
+    expect((await fresh.as<ClinicView>("GET", "/api/v1/clinic")).body.currency).toBe("USD");
   });
 
   test("an SII document carries the issuer data of the moment it was issued", async () => {
     const clinic = await registerClinic(t);
     await clinic.as("PATCH", "/api/v1/clinic", { json: { legal_name: "Primera SpA", rut: "76.086.428-5", address: "Calle 1", giro: "Veterinaria" } });
     const invoice = await emitted(clinic, [{ quantity: 1, unit_price: 1000 }]);
-    const doc = await clinic.as("POST", "/api/v1/billing/sii/documents", { json: { doc_type: 39, invoice_id: invoice.id } });
+    const doc = await clinic.as<TaxDocumentView>("POST", "/api/v1/billing/sii/documents", { json: { doc_type: 39, invoice_id: invoice.id } });
     expect(doc.status, doc.text).toBe(201);
     expect(doc.body.issuer).toEqual({ name: clinic.clinic.name, legal_name: "Primera SpA", rut: "76.086.428-5", address: "Calle 1", giro: "Veterinaria" });
     await clinic.as("PATCH", "/api/v1/clinic", { json: { legal_name: "Segunda SpA", address: "Calle 2" } });
-    const again = await clinic.as("GET", `/api/v1/billing/sii/documents/${doc.body.id}`);
+    const again = await clinic.as<TaxDocumentView>("GET", `/api/v1/billing/sii/documents/${doc.body.id}`);
     expect(again.body.issuer.legal_name).toBe("Primera SpA");
     expect(again.body.issuer.address).toBe("Calle 1");
   });
@@ -76,9 +79,9 @@ describe("accounts", () => {
     const vet = await addMember(t, owner, "vet");
     const login = await t.request("POST", "/api/v1/auth/login", { json: { email: vet.user.email, password: PASSWORD } });
     const otherCookie = login.headers.get("set-cookie")!.split(";")[0]!;
-    const wrong = await vet.as("POST", "/api/v1/auth/password", { json: { current_password: "not it at all", new_password: "a brand new password" }, headers: { cookie: vet.refreshCookie } });
+    const wrong = await vet.as<Refusal<ValidationDetails>>("POST", "/api/v1/auth/password", { json: { current_password: "not it at all", new_password: "a brand new password" }, headers: { cookie: vet.refreshCookie } });
     expect(wrong.status, wrong.text).toBe(422);
-    expect(wrong.body.details.fields[0].path).toBe("body.current_password");
+    expect(wrong.body.details.fields[0]!.path).toBe("body.current_password");
     const changed = await vet.as("POST", "/api/v1/auth/password", { json: { current_password: PASSWORD, new_password: "a brand new password" }, headers: { cookie: vet.refreshCookie } });
     expect(changed.status, changed.text).toBe(204);
     const other = await t.request("POST", "/api/v1/auth/refresh", { headers: { cookie: otherCookie } });

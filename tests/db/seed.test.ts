@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { demoBlock, rutFor, seedDemo, type DemoResult } from "../../src/cli/seed";
+import type { SessionView } from "../../src/modules/auth/model";
+import type { ClinicContextResult } from "../../src/modules/mcp/tools/clinic-context";
 import { createTestApp, type TestApp } from "../helpers/app";
 
 let t: TestApp;
@@ -13,10 +15,10 @@ afterAll(() => t.close());
 const rows = <T>(text: string, params: unknown[] = [demo.clinic_id]) => t.database.query<T>(text, params);
 
 test("the printed owner login and MCP key work", async () => {
-  const login = await t.request("POST", "/api/v1/auth/login", { json: demo.owner });
+  const login = await t.request<SessionView>("POST", "/api/v1/auth/login", { json: demo.owner });
   expect(login.status, login.text).toBe(200);
   expect(login.body.clinic.name).toBe("Clínica Veterinaria Los Aromos");
-  const figures = await t.request("POST", "/mcp/tools/get_clinic_context/invoke", { token: demo.mcp_key, json: {} });
+  const figures = await t.request<ClinicContextResult>("POST", "/mcp/tools/get_clinic_context/invoke", { token: demo.mcp_key, json: {} });
   expect(figures.status, figures.text).toBe(200);
   expect(figures.body.clinic_id).toBe(demo.clinic_id);
   expect(figures.body.active_alerts).toBeGreaterThan(0);
@@ -56,7 +58,7 @@ test("every demo login works with its own password, and the clinic carries a pla
     const r = await t.request("POST", "/api/v1/auth/login", { json: { email: login.email, password: login.password } });
     expect(r.status, `${login.email}: ${r.text}`).toBe(200);
   }
-  const clinic = (await t.request("POST", "/api/v1/auth/login", { json: demo.owner })).body.clinic;
+  const clinic = (await t.request<SessionView>("POST", "/api/v1/auth/login", { json: demo.owner })).body.clinic;
   expect(clinic).toMatchObject({ legal_name: "Servicios Veterinarios Los Aromos SpA", rut: "76.086.428-5", giro: "Servicios veterinarios" });
   const block = demoBlock(demo, "http://localhost:3000");
   for (const login of demo.logins) expect(block).toContain(login.password);

@@ -36,7 +36,7 @@ export interface TestApp extends BuiltApp {
   database: TestDatabase;
   logLines: string[];
   /** Sends a request to the app; `json` bodies are serialized, `token` becomes a Bearer header. */
-  request<Body = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<Body>>;
+  request<Body = unknown>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<Body>>;
   /** Rows in a table (all clinics), for "wrote nothing" checks. */
   count(table: string): Promise<number>;
   /** Runs shutdown work and drops the database it created (call in afterAll). */
@@ -55,8 +55,24 @@ export interface ErrorBody {
   error: string;
   code: string;
   message: string;
-  details?: any;
+  details?: unknown;
   request_id: string;
+}
+
+/** A refusal whose `details` a test reads. */
+export type Refusal<Details> = ErrorBody & { details: Details };
+
+/** VALIDATION_FAILED's details: each refused value. */
+export interface ValidationDetails {
+  fields: { path: string; message: string }[];
+}
+
+/** A list's page in the legacy offset form (`?offset=`; OffsetPage in src/http/pagination.ts). */
+export interface OffsetPageBody<Item> {
+  data: Item[];
+  total_count: number;
+  limit: number;
+  offset: number;
 }
 
 /** A route's body when a test reads either it or the refusal (tests check `status` first). */
@@ -64,9 +80,9 @@ export type Answer<Body> = Body & Partial<ErrorBody>;
 
 /**
  * A response as a test reads it. `Body` is the route's response type when the test names it
- * (`owner.as<TutorView>(…)`, from the route's model); unnamed, it is loose, as JSON is.
+ * (`owner.as<TutorView>(…)`, from the route's model); unnamed, it is `unknown` until a test names it.
  */
-export interface TestResponse<Body = any> {
+export interface TestResponse<Body = unknown> {
   status: number;
   headers: Headers;
   body: Body;
@@ -83,7 +99,7 @@ export async function createTestApp(options: { config?: Partial<Config>; clock?:
   const logLines: string[] = [];
   const logger = options.logger ?? createLogger("debug", (line) => void logLines.push(line));
   const built = createApp({ database, config: testConfig(options.config), clock, logger });
-  const request = async <Body = any>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<Body>> => {
+  const request = async <Body = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<Body>> => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     let body = opts.body;

@@ -1,4 +1,5 @@
 import { expect } from "bun:test";
+import type { SessionView } from "../../src/modules/auth/model";
 import type { RequestOptions, TestApp, TestResponse } from "./app";
 
 export interface ClinicSession {
@@ -7,7 +8,7 @@ export interface ClinicSession {
   user: { id: string; email: string; role: string; clinic_id: string };
   clinic: { id: string; name: string; timezone: string; currency: string; tax_rate_bps: number };
   /** A request as this user. */
-  as<Body = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<Body>>;
+  as<Body = unknown>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<Body>>;
 }
 
 let counter = 0;
@@ -21,20 +22,20 @@ export function refreshCookieOf(response: TestResponse): string {
   return match ? `service_refresh=${match[1]}` : "";
 }
 
-export function sessionFrom(t: TestApp, response: TestResponse): ClinicSession {
-  const token = response.body.access_token as string;
+export function sessionFrom(t: TestApp, response: TestResponse<SessionView>): ClinicSession {
+  const token = response.body.access_token;
   return {
     token,
     refreshCookie: refreshCookieOf(response),
     user: response.body.user,
     clinic: response.body.clinic,
-    as: <Body = any>(method: string, path: string, options: RequestOptions = {}) => t.request<Body>(method, path, { token, ...options }),
+    as: <Body = unknown>(method: string, path: string, options: RequestOptions = {}) => t.request<Body>(method, path, { token, ...options }),
   };
 }
 
 /** Registers a new clinic and returns its owner's session. */
 export async function registerClinic(t: TestApp, extra: Record<string, unknown> = {}): Promise<ClinicSession> {
-  const response = await t.request("POST", "/api/v1/auth/register", {
+  const response = await t.request<SessionView>("POST", "/api/v1/auth/register", {
     json: { email: uniqueEmail("owner"), password: PASSWORD, name: "Owner", clinic_name: "Clínica Test", ...extra },
   });
   expect(response.status, response.text).toBe(201);
@@ -46,7 +47,7 @@ export async function addMember(t: TestApp, owner: ClinicSession, role: "vet" | 
   const email = uniqueEmail(role);
   const created = await owner.as("POST", "/api/v1/users", { json: { email, name: `A ${role}`, role, password: PASSWORD } });
   expect(created.status, created.text).toBe(201);
-  const login = await t.request("POST", "/api/v1/auth/login", { json: { email, password: PASSWORD } });
+  const login = await t.request<SessionView>("POST", "/api/v1/auth/login", { json: { email, password: PASSWORD } });
   expect(login.status, login.text).toBe(200);
   return sessionFrom(t, login);
 }
@@ -56,7 +57,7 @@ export const flushDeferred = () => new Promise<void>((resolve) => setImmediate(r
 
 /** Logs the same user in again (after the clock has moved past their access token). */
 export async function relogin(t: TestApp, session: ClinicSession): Promise<ClinicSession> {
-  const login = await t.request("POST", "/api/v1/auth/login", { json: { email: session.user.email, password: PASSWORD } });
+  const login = await t.request<SessionView>("POST", "/api/v1/auth/login", { json: { email: session.user.email, password: PASSWORD } });
   expect(login.status, login.text).toBe(200);
   return sessionFrom(t, login);
 }

@@ -1,3 +1,6 @@
+import type { ApiKeyWithSecretView } from "../../src/modules/mcp-keys/model";
+import type { ReportView } from "../../src/modules/mcp-reports/model";
+import type { UserView } from "../../src/modules/users/model";
 import type { TestApp } from "./app";
 import type { ClinicSession } from "./clinic";
 
@@ -20,27 +23,27 @@ export interface ProtectedRoute {
 }
 
 const seedUser = async (_t: TestApp, owner: ClinicSession) => {
-  const r = await owner.as("POST", "/api/v1/users", {
+  const r = await owner.as<UserView>("POST", "/api/v1/users", {
     json: { email: `seed.${Bun.randomUUIDv7()}@clinic.test`, name: "Seeded", role: "staff", password: "seeded password" },
   });
-  return r.body.id as string;
+  return r.body.id;
 };
 
 const seedApiKey = async (_t: TestApp, owner: ClinicSession) => {
-  const r = await owner.as("POST", "/api/v1/mcp/keys", { json: { name: "seeded", scopes: ["read"] } });
-  return r.body.id as string;
+  const r = await owner.as<ApiKeyWithSecretView>("POST", "/api/v1/mcp/keys", { json: { name: "seeded", scopes: ["read"] } });
+  return r.body.id;
 };
 
 const seedReport = async (_t: TestApp, owner: ClinicSession) => {
-  const r = await owner.as("POST", "/api/v1/mcp/reports", { json: { name: `seeded_${Bun.randomUUIDv7().slice(-8)}`, title: "Seeded", sql: "SELECT count(*) AS n FROM tutors" } });
+  const r = await owner.as<ReportView>("POST", "/api/v1/mcp/reports", { json: { name: `seeded_${Bun.randomUUIDv7().slice(-8)}`, title: "Seeded", sql: "SELECT count(*) AS n FROM tutors" } });
   if (r.status !== 201) throw new Error(`seeding a report failed: ${r.text}`);
-  return r.body.id as string;
+  return r.body.id;
 };
 
 const created = async (owner: ClinicSession, path: string, json: unknown) => {
-  const r = await owner.as("POST", `/api/v1${path}`, { json });
+  const r = await owner.as<{ id: string }>("POST", `/api/v1${path}`, { json });
   if (r.status !== 201) throw new Error(`seeding ${path} failed: ${r.text}`);
-  return r.body.id as string;
+  return r.body.id;
 };
 export const seedTutor = (_t: TestApp, owner: ClinicSession) => created(owner, "/tutors", { name: "Seeded Tutor", phone: "+56911112222" });
 export const seedPatient = async (t: TestApp, owner: ClinicSession) =>

@@ -1,6 +1,7 @@
 /** CORS: listed origins may call (with credentials), others get no CORS headers; MCP agrees with its Origin check. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import type { SessionView } from "../../src/modules/auth/model";
+import { createTestApp, type ErrorBody, type TestApp } from "../helpers/app";
 import { PASSWORD, registerClinic } from "../helpers/clinic";
 import { createKey } from "../mcp/helpers";
 
@@ -29,7 +30,7 @@ describe("the REST API", () => {
 
   test("a browser on an allowed origin can log in and list tutors, and reads the exposed headers", async () => {
     const owner = await registerClinic(t);
-    const login = await t.request("POST", "/api/v1/auth/login", { json: { email: owner.user.email, password: PASSWORD }, headers: { origin: APP_ORIGIN } });
+    const login = await t.request<SessionView>("POST", "/api/v1/auth/login", { json: { email: owner.user.email, password: PASSWORD }, headers: { origin: APP_ORIGIN } });
     expect(login.status, login.text).toBe(200);
     expect(login.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
     expect(login.headers.get("set-cookie")).toContain("service_refresh=");
@@ -67,7 +68,7 @@ describe("MCP", () => {
     expect(ok.status, ok.text).toBe(200);
     expect(ok.headers.get("access-control-allow-origin")).toBe(MCP_ORIGIN);
     expect((await preflight("/mcp", APP_ORIGIN)).headers.get("access-control-allow-origin")).toBeNull();
-    const refused = await t.request("POST", "/mcp", { token: key.api_key, json: body, headers: { ...headers, origin: EVIL } });
+    const refused = await t.request<ErrorBody>("POST", "/mcp", { token: key.api_key, json: body, headers: { ...headers, origin: EVIL } });
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.code).toBe("ORIGIN_NOT_ALLOWED");
   });

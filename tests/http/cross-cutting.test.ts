@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { createTestApp, type ErrorBody, type TestApp } from "../helpers/app";
 import { flushDeferred, PASSWORD, registerClinic } from "../helpers/clinic";
 
 let t: TestApp;
@@ -10,7 +10,7 @@ afterAll(() => t.close());
 
 describe("request ids", () => {
   test("a client's X-Request-ID is echoed, in headers and error bodies", async () => {
-    const r = await t.request("GET", "/api/v1/auth/me", { headers: { "x-request-id": "client-abc-123" } });
+    const r = await t.request<ErrorBody>("GET", "/api/v1/auth/me", { headers: { "x-request-id": "client-abc-123" } });
     expect(r.headers.get("x-request-id")).toBe("client-abc-123");
     expect(r.body.request_id, r.text).toBe("client-abc-123");
   });
@@ -32,7 +32,7 @@ describe("error envelope", () => {
   });
 
   test("a non-JSON content type is 415", async () => {
-    const r = await t.request("POST", "/api/v1/auth/login", { body: "email=a", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const r = await t.request<ErrorBody>("POST", "/api/v1/auth/login", { body: "email=a", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(r.status, r.text).toBe(415);
     expect(r.body.code).toBe("UNSUPPORTED_MEDIA_TYPE");
   });

@@ -7,8 +7,23 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** The parts of /openapi.json these tests read. */
+interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  tags?: string[];
+  security: Record<string, string[]>[];
+  parameters?: { name: string; schema: unknown }[];
+  requestBody?: { content: Record<string, { schema?: { properties?: Record<string, unknown> }; example?: unknown }> };
+  responses: Record<string, unknown>;
+}
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+}
+
 test("/openapi.json documents every route of the app", async () => {
-  const spec = await t.request("GET", "/openapi.json");
+  const spec = await t.request<OpenApiDocument>("GET", "/openapi.json");
   expect(spec.status, spec.text).toBe(200);
   expect(spec.body.openapi).toBe("3.1.0");
   const documented = new Set<string>();
@@ -21,7 +36,7 @@ test("/openapi.json documents every route of the app", async () => {
     .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/\/$/, "")}`)
     .filter((route) => !documented.has(route));
   expect(missing).toEqual([]);
-  const login = spec.body.paths["/api/v1/auth/login"].post;
+  const login = spec.body.paths["/api/v1/auth/login"]!.post!;
   expect(Object.keys(login.responses)).toEqual(expect.arrayContaining(["200", "401", "422", "429"]));
 });
 
@@ -38,12 +53,12 @@ test("/docs renders from local assets only (works offline)", async () => {
 });
 
 test("every operation is complete: id, summary, tag, security per surface, bodies with schema and example, integers as integers, real defaults", async () => {
-  const spec = (await t.request("GET", "/openapi.json")).body;
+  const spec = (await t.request<OpenApiDocument>("GET", "/openapi.json")).body;
   const text = JSON.stringify(spec);
   expect(text).not.toContain('"format":"integer"');
   expect(text).not.toContain('"type":"void"');
   const ids = new Set<string>();
-  for (const [path, methods] of Object.entries(spec.paths as Record<string, Record<string, any>>)) {
+  for (const [path, methods] of Object.entries(spec.paths)) {
     expect(path === "/" || !path.endsWith("/"), path).toBe(true);
     for (const [method, op] of Object.entries(methods)) {
       const where = `${method} ${path}`;
@@ -67,8 +82,8 @@ test("every operation is complete: id, summary, tag, security per surface, bodie
       if (op.security.length) expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(["401", "429"]));
     }
   }
-  const limit = spec.paths["/api/v1/tutors"].get.parameters.find((p: { name: string }) => p.name === "limit");
-  expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 200, default: 50 });
-  const tutorBody = spec.paths["/api/v1/tutors"].post.requestBody.content["application/json"];
-  expect(tutorBody.schema.properties.name).toMatchObject({ type: "string", minLength: 1 });
+  const limit = spec.paths["/api/v1/tutors"]!.get!.parameters!.find((p: { name: string }) => p.name === "limit");
+  expect(limit!.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 200, default: 50 });
+  const tutorBody = spec.paths["/api/v1/tutors"]!.post!.requestBody!.content["application/json"];
+  expect(tutorBody!.schema!.properties!.name).toMatchObject({ type: "string", minLength: 1 });
 });

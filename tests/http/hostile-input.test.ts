@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { type TestApp, type TestResponse } from "../helpers/app";
+import { type ErrorBody, type Refusal, type TestApp, type TestResponse, type ValidationDetails } from "../helpers/app";
 import type { ClinicSession } from "../helpers/clinic";
 import { createKey } from "../mcp/helpers";
 import { useClinicApp } from "../helpers/fixture";
@@ -112,13 +112,13 @@ function withValue(path: string[], value: unknown): unknown {
   return { [head]: [withValue(rest.slice(1), value)] };
 }
 
-async function send(route: Route, options: { json?: unknown; body?: string | Uint8Array; query?: string }): Promise<TestResponse> {
+async function send<Body = ErrorBody>(route: Route, options: { json?: unknown; body?: string | Uint8Array; query?: string }): Promise<TestResponse<Body>> {
   const token = route.path.startsWith("/mcp") ? mcpKey : owner.token;
   const path = options.query === undefined ? route.path : `${route.path}?${options.query}`;
-  return t.request(route.method, path, { token, json: options.json, body: options.body, headers: options.body === undefined ? {} : { "content-type": "application/json" } });
+  return t.request<Body>(route.method, path, { token, json: options.json, body: options.body, headers: options.body === undefined ? {} : { "content-type": "application/json" } });
 }
 
-function expectRefused(r: TestResponse, what: string, statuses: number[] = [400, 413, 422]) {
+function expectRefused(r: TestResponse<ErrorBody>, what: string, statuses: number[] = [400, 413, 422]) {
   const shown = `${what} → ${r.status} ${r.text.slice(0, 400)}`;
   expect(statuses, shown).toContain(r.status);
   expect(r.body?.code, shown).toBeString();
@@ -153,11 +153,11 @@ describe("every body field of every route refuses each hostile class, writing no
 
   test("NUL and lone surrogates in the MCP tool input are refused before the tool runs", async () => {
     for (const sql of ["select 1\u0000", "select '\ud800'"]) {
-      const r = await t.request("POST", "/mcp/tools/query_database/invoke", { token: mcpKey, json: { sql } });
+      const r = await t.request<Refusal<ValidationDetails>>("POST", "/mcp/tools/query_database/invoke", { token: mcpKey, json: { sql } });
       expectRefused(r, `query_database ${JSON.stringify(sql)}`, [422]);
-      expect(r.body.details.fields[0].path).toBe("body.sql");
+      expect(r.body.details.fields[0]!.path).toBe("body.sql");
     }
-    const rpc = await t.request("POST", "/mcp", {
+    const rpc = await t.request<ErrorBody>("POST", "/mcp", {
       token: mcpKey,
       headers: { accept: "application/json, text/event-stream" },
       json: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "query_database\u0000", arguments: {} } },
@@ -192,7 +192,7 @@ describe("every query parameter of every list refuses each hostile class", () =>
 
   test("an undeclared parameter is 422 naming it, on every route", async () => {
     for (const route of routes) {
-      const r = await send(route, { query: "sort=name", json: route.method === "GET" || route.method === "DELETE" ? undefined : {} });
+      const r = await send<Refusal<ValidationDetails>>(route, { query: "sort=name", json: route.method === "GET" || route.method === "DELETE" ? undefined : {} });
       expectRefused(r, `${route.method} ${route.path}?sort=name`, [422]);
       expect(r.body.details.fields, r.text).toContainEqual({ path: "query.sort", message: "Unknown query parameter" });
     }
@@ -200,9 +200,9 @@ describe("every query parameter of every list refuses each hostile class", () =>
 
   test("offset where a list has only cursors is 422, not silently ignored", async () => {
     for (const path of ["/api/v1/users", "/api/v1/operations/visits", "/api/v1/billing/invoices", "/api/v1/mcp/usage"]) {
-      const r = await owner.as("GET", `${path}?offset=10`);
+      const r = await owner.as<Refusal<ValidationDetails>>("GET", `${path}?offset=10`);
       expect(r.status, r.text).toBe(422);
-      expect(r.body.details.fields[0].path).toBe("query.offset");
+      expect(r.body.details.fields[0]!.path).toBe("query.offset");
     }
   });
 });

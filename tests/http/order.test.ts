@@ -1,6 +1,7 @@
 /** `order=desc` (newest first) on the usage log, invoices and payments, with stable cursors bound to their direction. */
 import { expect, test } from "bun:test";
-import type { TestApp, TestResponse } from "../helpers/app";
+import type { UsageRowView } from "../../src/modules/mcp-keys/model";
+import type { ErrorBody, Refusal, TestApp, TestResponse, ValidationDetails } from "../helpers/app";
 import type { ClinicSession } from "../helpers/clinic";
 import { draft } from "../billing/helpers";
 import { createKey, invoke } from "../mcp/helpers";
@@ -33,8 +34,8 @@ test("the usage log newest first, paged with stable cursors; the reverse of the 
   const descending = await walk("/api/v1/mcp/usage?limit=2&order=desc");
   expect(ascending).toHaveLength(5);
   expect(descending).toEqual([...ascending].reverse());
-  const first = await owner.as("GET", "/api/v1/mcp/usage?limit=2&order=desc");
-  const wrongDirection = await owner.as("GET", `/api/v1/mcp/usage?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+  const first = await owner.as<CursorPageBody<UsageRowView>>("GET", "/api/v1/mcp/usage?limit=2&order=desc");
+  const wrongDirection = await owner.as<ErrorBody>("GET", `/api/v1/mcp/usage?limit=2&cursor=${encodeURIComponent(first.body.next_cursor!)}`);
   expect(wrongDirection.status, wrongDirection.text).toBe(400);
   expect(wrongDirection.body.code).toBe("INVALID_CURSOR");
 });
@@ -47,7 +48,7 @@ test("invoices and payments take order=desc; an unknown order is 422", async () 
   const ascending = await walk("/api/v1/billing/invoices?limit=2");
   expect(await walk("/api/v1/billing/invoices?limit=2&order=desc")).toEqual([...ascending].reverse());
   expect((await owner.as("GET", "/api/v1/billing/payments?order=desc")).status).toBe(200);
-  const bad = await owner.as("GET", "/api/v1/billing/invoices?order=newest");
+  const bad = await owner.as<Refusal<ValidationDetails>>("GET", "/api/v1/billing/invoices?order=newest");
   expect(bad.status, bad.text).toBe(422);
   expect(bad.body.details.fields[0]).toMatchObject({ path: "query.order", message: "Must be one of: asc, desc" });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DEFAULT_LIMITS } from "../../src/config";
-import { createTestApp, type TestApp } from "../helpers/app";
+import type { SessionView } from "../../src/modules/auth/model";
+import { createTestApp, type Answer, type ErrorBody, type TestApp } from "../helpers/app";
 import { PASSWORD, registerClinic, uniqueEmail } from "../helpers/clinic";
 
 let t: TestApp;
@@ -10,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const login = (email: string, password: string) => t.request("POST", "/api/v1/auth/login", { json: { email, password } });
+const login = (email: string, password: string) => t.request<Answer<SessionView>>("POST", "/api/v1/auth/login", { json: { email, password } });
 
 describe("login and register limits", () => {
   test("5 failures for one email lock it for 15 minutes, even with the right password", async () => {
@@ -33,7 +34,7 @@ describe("login and register limits", () => {
       expect(last.headers.get("x-ratelimit-remaining")).toBe(String(9 - i));
     }
     expect(Number(last!.headers.get("x-ratelimit-reset"))).toBeGreaterThan(t.clock.now().getTime() / 1000);
-    const refused = await t.request("POST", "/api/v1/auth/register", { json: { email: uniqueEmail(), password: PASSWORD, name: "N", clinic_name: "C" } });
+    const refused = await t.request<ErrorBody>("POST", "/api/v1/auth/register", { json: { email: uniqueEmail(), password: PASSWORD, name: "N", clinic_name: "C" } });
     expect(refused.status, refused.text).toBe(429);
     expect(refused.body.code).toBe("TOO_MANY_ATTEMPTS");
     expect(refused.headers.get("retry-after")).toBeTruthy();
@@ -54,7 +55,7 @@ describe("per-user limit", () => {
       expect(r.headers.get("x-ratelimit-remaining")).toBe(String(4 - i));
       expect(r.headers.get("x-ratelimit-reset")).toMatch(/^\d+$/);
     }
-    const refused = await owner.as("GET", "/api/v1/auth/me");
+    const refused = await owner.as<ErrorBody>("GET", "/api/v1/auth/me");
     expect(refused.status, refused.text).toBe(429);
     expect(refused.body.code).toBe("RATE_LIMIT_EXCEEDED");
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");

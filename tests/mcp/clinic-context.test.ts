@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { alerts, invoices, payments, refunds, tutors, visits } from "../../src/db/schema";
 import { newId } from "../../src/lib/crypto";
+import type { ClinicContextResult } from "../../src/modules/mcp/tools/clinic-context";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { createKey, invoke } from "./helpers";
@@ -106,7 +107,7 @@ test("figures are cached per clinic for 5 minutes", async () => {
   const cached = await invoke(t, key.api_key, "get_clinic_context");
   expect(cached.body, cached.text).toEqual(first.body);
   t.clock.advance(1_000);
-  const fresh = await invoke(t, key.api_key, "get_clinic_context");
+  const fresh = await invoke<ClinicContextResult>(t, key.api_key, "get_clinic_context");
   expect(fresh.body.active_alerts, fresh.text).toBe(EXPECTED.active_alerts + 1);
   expect(fresh.body.as_of).toBe("2026-03-10T15:05:00Z");
   await t.database.query("update alerts set deleted_at = updated_at where id = $1", [extra]);
@@ -166,7 +167,7 @@ test("POST /mcp: no key is 401, a foreign Origin is 403, GET and DELETE are 405"
   const key = await createKey(owner);
   const foreign = await t.request("POST", "/mcp", { json: initialize, token: key.api_key, headers: { ...headers, origin: "https://evil.example" } });
   expect(foreign.status, foreign.text).toBe(403);
-  const ok = await t.request("POST", "/mcp", { json: initialize, token: key.api_key, headers });
+  const ok = await t.request<{ result: { protocolVersion: string } }>("POST", "/mcp", { json: initialize, token: key.api_key, headers });
   expect(ok.status, ok.text).toBe(200);
   expect(ok.body.result.protocolVersion).toBe("2025-11-25");
   for (const method of ["GET", "DELETE"]) {
@@ -179,7 +180,7 @@ test("POST /mcp: no key is 401, a foreign Origin is 403, GET and DELETE are 405"
 test("another clinic's key sees only its own clinic", async () => {
   other = await relogin(t, other);
   const key = await createKey(other, { scopes: ["clinic_context"] });
-  const r = await invoke(t, key.api_key, "get_clinic_context");
+  const r = await invoke<ClinicContextResult>(t, key.api_key, "get_clinic_context");
   expect(r.body.clinic_id).toBe(other.clinic.id);
   expect(r.body.revenue_today).toBe(EXPECTED.revenue_today * 50);
 });

@@ -1,4 +1,6 @@
 import { expect } from "bun:test";
+import type { ApiKeyWithSecretView } from "../../src/modules/mcp-keys/model";
+import type { QueryResultSchema } from "../../src/modules/mcp/tools/query-database";
 import type { TestApp, TestResponse } from "../helpers/app";
 import type { ClinicSession } from "../helpers/clinic";
 
@@ -12,13 +14,21 @@ export interface CreatedKey {
 }
 
 export async function createKey(owner: ClinicSession, body: Record<string, unknown> = {}): Promise<CreatedKey> {
-  const r = await owner.as("POST", "/api/v1/mcp/keys", { json: { name: "integration", scopes: ["read", "query", "clinic_context"], ...body } });
+  const r = await owner.as<ApiKeyWithSecretView>("POST", "/api/v1/mcp/keys", { json: { name: "integration", scopes: ["read", "query", "clinic_context"], ...body } });
   expect(r.status, r.text).toBe(201);
   return r.body;
 }
 
-export const invoke = (t: TestApp, key: string, tool: string, input: unknown = {}): Promise<TestResponse> =>
-  t.request("POST", `/mcp/tools/${tool}/invoke`, { token: key, json: input });
+/** query_database's (and every saved report's) result; each row maps a column name to its value. */
+export type QueryResult = Omit<typeof QueryResultSchema.static, "rows"> & { rows: Record<string, unknown>[] };
+
+/** GET /mcp/tools (ToolInfo in src/modules/mcp/index.ts). */
+export interface ToolList {
+  tools: { name: string; title: string; description: string; scope: string; input_schema: Record<string, unknown>; output_schema: Record<string, unknown> }[];
+}
+
+export const invoke = <Body = unknown>(t: TestApp, key: string, tool: string, input: unknown = {}): Promise<TestResponse<Body>> =>
+  t.request<Body>("POST", `/mcp/tools/${tool}/invoke`, { token: key, json: input });
 
 /** The quota count the database holds for a key today (after a flush). */
 export async function storedQuota(t: TestApp, keyId: string, day = t.clock.now().toISOString().slice(0, 10)): Promise<number> {

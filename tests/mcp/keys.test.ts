@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import type { CursorPageBody } from "../../src/http/pagination";
+import type { ApiKeyView, ApiKeyWithSecretView, UsageRowView } from "../../src/modules/mcp-keys/model";
+import type { ClinicContextResult } from "../../src/modules/mcp/tools/clinic-context";
+import { createTestApp, type ErrorBody, type Refusal, type TestApp, type ValidationDetails } from "../helpers/app";
 import { registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { createKey, invoke, storedQuota } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
@@ -19,7 +22,7 @@ describe("key life cycle", () => {
     const read = await owner.as("GET", `/api/v1/mcp/keys/${key.id}`);
     expect(read.status, read.text).toBe(200);
     expect(read.body).not.toHaveProperty("api_key");
-    const list = await owner.as("GET", "/api/v1/mcp/keys");
+    const list = await owner.as<CursorPageBody<ApiKeyView>>("GET", "/api/v1/mcp/keys");
     expect(list.text).not.toContain(key.api_key);
     expect(list.body.data.map((k: { id: string }) => k.id)).toContain(key.id);
     const [stored] = await t.database.query<{ key_hash: string }>("select key_hash from api_keys where id = $1", [key.id]);
@@ -30,11 +33,11 @@ describe("key life cycle", () => {
   test("rotation: the old value is 401 on the very next call; the new one works with the same counters", async () => {
     const key = await createKey(owner, { rate_limit_per_day: 10 });
     for (let i = 0; i < 3; i++) expect((await invoke(t, key.api_key, "get_clinic_context")).status).toBe(200);
-    const rotated = await owner.as("POST", `/api/v1/mcp/keys/${key.id}/rotate`);
+    const rotated = await owner.as<ApiKeyWithSecretView>("POST", `/api/v1/mcp/keys/${key.id}/rotate`);
     expect(rotated.status, rotated.text).toBe(200);
     expect(rotated.body.id).toBe(key.id);
     expect(rotated.body.api_key).not.toBe(key.api_key);
-    const old = await invoke(t, key.api_key, "get_clinic_context");
+    const old = await invoke<ErrorBody>(t, key.api_key, "get_clinic_context");
     expect(old.status, old.text).toBe(401);
     expect(old.body.code).toBe("INVALID_API_KEY");
     const fresh = await invoke(t, rotated.body.api_key, "get_clinic_context");
@@ -47,11 +50,11 @@ describe("key life cycle", () => {
     expect((await invoke(t, key.api_key, "get_clinic_context")).status).toBe(200);
     const revoked = await owner.as("DELETE", `/api/v1/mcp/keys/${key.id}`);
     expect(revoked.status, revoked.text).toBe(204);
-    const r = await invoke(t, key.api_key, "get_clinic_context");
+    const r = await invoke<ErrorBody>(t, key.api_key, "get_clinic_context");
     expect(r.status, r.text).toBe(401);
     expect(r.body.code).toBe("API_KEY_REVOKED");
     expect(r.headers.get("www-authenticate")).toBe('Bearer error="invalid_token", error_description="The API key has been revoked"');
-    expect((await owner.as("GET", `/api/v1/mcp/keys/${key.id}`)).body.revoked_at).toBeString();
+    expect((await owner.as<ApiKeyView>("GET", `/api/v1/mcp/keys/${key.id}`)).body.revoked_at).toBeString();
     const rotate = await owner.as("POST", `/api/v1/mcp/keys/${key.id}/rotate`);
     expect(rotate.status, rotate.text).toBe(409);
   });
@@ -61,7 +64,7 @@ describe("key life cycle", () => {
     const key = await createKey(owner, { expires_at: expiresAt });
     expect((await invoke(t, key.api_key, "get_clinic_context")).status).toBe(200);
     t.clock.advance(3600_000);
-    const r = await invoke(t, key.api_key, "get_clinic_context");
+    const r = await invoke<ErrorBody>(t, key.api_key, "get_clinic_context");
     expect(r.status, r.text).toBe(401);
     expect(r.body.code).toBe("API_KEY_EXPIRED");
     owner = await relogin(t, owner);
@@ -70,7 +73,7 @@ describe("key life cycle", () => {
   test("last_used_at is written by the flush, at most about once a minute", async () => {
     const key = await createKey(owner);
     await invoke(t, key.api_key, "get_clinic_context");
-    const read = async () => (await owner.as("GET", `/api/v1/mcp/keys/${key.id}`)).body.last_used_at;
+    const read = async () => (await owner.as<ApiKeyView>("GET", `/api/v1/mcp/keys/${key.id}`)).body.last_used_at;
     expect(await read()).toBeNull();
     await t.context.mcp.flush();
     const first = await read();
@@ -91,17 +94,17 @@ describe("refusals", () => {
     const offline = await createTestApp();
     await offline.database.close();
     for (const value of ["svc_short", "sk_live_abcdefabcdefabcdefabcdefabcdefab", `svc_${"a".repeat(31)}!`, ""]) {
-      const r = await offline.request("POST", "/mcp/tools/get_clinic_context/invoke", { headers: { authorization: `Bearer ${value}` }, json: {} });
+      const r = await offline.request<ErrorBody>("POST", "/mcp/tools/get_clinic_context/invoke", { headers: { authorization: `Bearer ${value}` }, json: {} });
       expect(r.status, r.text).toBe(401);
       expect(r.body.code, r.text).toBe("INVALID_API_KEY");
     }
-    const none = await offline.request("POST", "/mcp/tools/get_clinic_context/invoke", { json: {} });
+    const none = await offline.request<ErrorBody>("POST", "/mcp/tools/get_clinic_context/invoke", { json: {} });
     expect(none.body.code, none.text).toBe("AUTH_REQUIRED");
     await offline.database.destroy().catch(() => {});
   });
 
   test("a well-formed unknown key is 401 INVALID_API_KEY", async () => {
-    const r = await invoke(t, `svc_${"A".repeat(32)}`, "get_clinic_context");
+    const r = await invoke<ErrorBody>(t, `svc_${"A".repeat(32)}`, "get_clinic_context");
     expect(r.status, r.text).toBe(401);
     expect(r.body.code).toBe("INVALID_API_KEY");
   });
@@ -119,7 +122,7 @@ describe("refusals", () => {
       [{ scopes: ["read"] }, "body.name"],
     ];
     for (const [json, field] of bodies) {
-      const r = await owner.as("POST", "/api/v1/mcp/keys", { json });
+      const r = await owner.as<Refusal<ValidationDetails>>("POST", "/api/v1/mcp/keys", { json });
       expect(r.status, `${JSON.stringify(json)} → ${r.text}`).toBe(422);
       expect(r.body.details.fields.map((f: { path: string }) => f.path), r.text).toContain(field);
     }
@@ -133,10 +136,10 @@ describe("refusals", () => {
       const r = await other.as(method, path);
       expect(r.status, r.text).toBe(404);
     }
-    expect((await other.as("GET", "/api/v1/mcp/keys")).body.data).toEqual([]);
+    expect((await other.as<CursorPageBody<ApiKeyView>>("GET", "/api/v1/mcp/keys")).body.data).toEqual([]);
     expect((await invoke(t, key.api_key, "get_clinic_context")).status).toBe(200);
     const otherKey = await createKey(other);
-    const figures = await invoke(t, otherKey.api_key, "get_clinic_context");
+    const figures = await invoke<ClinicContextResult>(t, otherKey.api_key, "get_clinic_context");
     expect(figures.body.clinic_id).toBe(other.clinic.id);
     expect(await storedQuota(t, key.id)).toBeGreaterThanOrEqual(0);
   });
@@ -148,7 +151,7 @@ describe("usage list", () => {
     await invoke(t, key.api_key, "describe_schema");
     await invoke(t, key.api_key, "get_clinic_context");
     const list = async (query: string) => {
-      const r = await owner.as("GET", `/api/v1/mcp/usage?api_key_id=${key.id}&${query}`);
+      const r = await owner.as<CursorPageBody<UsageRowView>>("GET", `/api/v1/mcp/usage?api_key_id=${key.id}&${query}`);
       expect(r.status, r.text).toBe(200);
       return r.body.data.map((row: { tool: string; outcome: string }) => `${row.tool}:${row.outcome}`);
     };

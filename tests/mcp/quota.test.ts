@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { TestApp } from "../helpers/app";
+import type { ErrorBody, TestApp } from "../helpers/app";
 import { relogin, type ClinicSession } from "../helpers/clinic";
 import { createKey, invoke, storedQuota, usageRows } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
@@ -40,17 +40,17 @@ describe("daily quota", () => {
 
   test("unknown tool, missing scope and bad body each count; 429s do not", async () => {
     const key = await createKey(owner, { rate_limit_per_day: 4, scopes: ["read"] });
-    const unknown = await invoke(t, key.api_key, "drop_everything");
+    const unknown = await invoke<ErrorBody>(t, key.api_key, "drop_everything");
     expect(unknown.status, unknown.text).toBe(404);
     expect(unknown.body.code).toBe("TOOL_NOT_FOUND");
     expect(unknown.headers.get("x-ratelimit-remaining")).toBe("3");
-    const scope = await invoke(t, key.api_key, "get_clinic_context");
+    const scope = await invoke<ErrorBody>(t, key.api_key, "get_clinic_context");
     expect(scope.status, scope.text).toBe(403);
     expect(scope.body.code).toBe("INSUFFICIENT_SCOPE");
     expect(scope.headers.get("x-ratelimit-remaining")).toBe("2");
 
     const wide = await createKey(owner, { rate_limit_per_day: 2, scopes: ["clinic_context"] });
-    const bad = await invoke(t, wide.api_key, "get_clinic_context", { surprise: true });
+    const bad = await invoke<ErrorBody>(t, wide.api_key, "get_clinic_context", { surprise: true });
     expect(bad.status, bad.text).toBe(422);
     expect(bad.body.code).toBe("VALIDATION_FAILED");
     expect(bad.headers.get("x-ratelimit-remaining")).toBe("1");
@@ -99,7 +99,7 @@ describe("burst cap", () => {
     for (let i = 0; i < 30; i++) expect((await invoke(t, key.api_key, "get_clinic_context")).status).toBe(200);
     t.clock.advance(30_000);
     for (let i = 0; i < 30; i++) expect((await invoke(t, key.api_key, "get_clinic_context")).status).toBe(200);
-    const full = await invoke(t, key.api_key, "get_clinic_context");
+    const full = await invoke<ErrorBody & { retry_after: number }>(t, key.api_key, "get_clinic_context");
     expect(full.status, full.text).toBe(429);
     expect(full.body.retry_after).toBe(30);
     t.clock.advance(30_000);

@@ -4,8 +4,11 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { seedDemo, type DemoResult } from "../../src/cli/seed";
+import type { CursorPageBody } from "../../src/http/pagination";
+import type { SessionView } from "../../src/modules/auth/model";
+import type { ReportTemplate, ReportView } from "../../src/modules/mcp-reports/model";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { invoke } from "./helpers";
+import { invoke, type QueryResult, type ToolList } from "./helpers";
 
 let t: TestApp;
 let demo: DemoResult;
@@ -21,26 +24,26 @@ const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00
 const rows = <T>(sql: string) => t.database.query<T>(sql, [demo.clinic_id]);
 
 async function run(tool: string, input: Record<string, unknown>) {
-  const r = await invoke(t, demo.mcp_key, tool, input);
+  const r = await invoke<QueryResult>(t, demo.mcp_key, tool, input);
   expect(r.status, r.text).toBe(200);
   expect(r.body.truncated).toBe(false);
-  return r.body.rows as Record<string, unknown>[];
+  return r.body.rows;
 }
 
 test("the demo clinic has the five starter reports, the same as GET /mcp/reports/templates offers", async () => {
-  const login = await t.request("POST", "/api/v1/auth/login", { json: demo.owner });
+  const login = await t.request<SessionView>("POST", "/api/v1/auth/login", { json: demo.owner });
   const token = login.body.access_token;
-  const templates = await t.request("GET", "/api/v1/mcp/reports/templates", { token });
-  const saved = await t.request("GET", "/api/v1/mcp/reports", { token });
+  const templates = await t.request<{ templates: ReportTemplate[] }>("GET", "/api/v1/mcp/reports/templates", { token });
+  const saved = await t.request<CursorPageBody<ReportView>>("GET", "/api/v1/mcp/reports", { token });
   const names = ["daily_revenue", "median_ticket_by_species", "overdue_invoices", "vaccines_due", "no_show_rate_by_vet"];
   expect(templates.body.templates.map((r: { name: string }) => r.name)).toEqual(names);
   expect(saved.body.data.map((r: { name: string }) => r.name).sort()).toEqual([...names].sort());
   for (const template of templates.body.templates) {
     expect(template.sql, template.name).not.toContain("UTC");
     const stored = saved.body.data.find((r: { name: string }) => r.name === template.name);
-    expect(stored.sql).toBe(template.sql);
+    expect(stored!.sql).toBe(template.sql);
   }
-  const tools = await t.request("GET", "/mcp/tools", { token: demo.mcp_key });
+  const tools = await t.request<ToolList>("GET", "/mcp/tools", { token: demo.mcp_key });
   expect(tools.body.tools.map((tool: { name: string }) => tool.name)).toEqual(expect.arrayContaining(names.map((name) => `report_${name}`)));
 });
 

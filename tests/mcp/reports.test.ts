@@ -6,11 +6,14 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { createTestApp, type ErrorBody, type Refusal, type TestApp, type ValidationDetails } from "../helpers/app";
 import { addMember, type ClinicSession } from "../helpers/clinic";
+import type { CursorPageBody } from "../../src/http/pagination";
+import type { ReportView } from "../../src/modules/mcp-reports/model";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
+import type { TutorView } from "../../src/modules/tutors/model";
 import { ADVERSARIAL } from "../sql-guard/adversarial-queries";
-import { createKey, invoke, usageRows } from "./helpers";
+import { createKey, invoke, usageRows, type QueryResult, type ToolList } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
@@ -19,11 +22,11 @@ let other: ClinicSession;
 useClinicApp((made) => ({ t, owner, other } = made), { otherClinic: true });
 beforeAll(async () => {
   for (const [name, species] of [["Luna", "dog"], ["Michi", "cat"], ["Rocky", "dog"]] as const) {
-    const tutor = await owner.as("POST", "/api/v1/tutors", { json: { name: `Tutor of ${name}`, phone: "+56911112222" } });
+    const tutor = await owner.as<TutorView>("POST", "/api/v1/tutors", { json: { name: `Tutor of ${name}`, phone: "+56911112222" } });
     const patient = await owner.as("POST", "/api/v1/patients", { json: { tutor_id: tutor.body.id, name, species } });
     expect(patient.status, patient.text).toBe(201);
   }
-  const foreign = await other.as("POST", "/api/v1/tutors", { json: { name: "Foreign tutor", phone: "+56933334444" } });
+  const foreign = await other.as<TutorView>("POST", "/api/v1/tutors", { json: { name: "Foreign tutor", phone: "+56933334444" } });
   await other.as("POST", "/api/v1/patients", { json: { tutor_id: foreign.body.id, name: "Foreign dog", species: "dog" } });
 });
 
@@ -40,9 +43,9 @@ const PATIENTS_BY_SPECIES = {
 };
 
 async function saveReport(session: ClinicSession, body: Record<string, unknown>) {
-  const r = await session.as("POST", "/api/v1/mcp/reports", { json: body });
+  const r = await session.as<ReportView>("POST", "/api/v1/mcp/reports", { json: body });
   expect(r.status, r.text).toBe(201);
-  return r.body as { id: string; name: string; tool_name: string; version: number; checked_sql: string };
+  return r.body;
 }
 
 const reportCount = async (clinicId: string) =>
@@ -65,26 +68,26 @@ test("life cycle: create, read, list, change (version + 1), delete; the tool fol
   expect(created.checked_sql).toContain("CAST($2 AS text)");
   const read = await owner.as("GET", `/api/v1/mcp/reports/${created.id}`);
   expect(read.body, read.text).toEqual(created);
-  const listed = await owner.as("GET", "/api/v1/mcp/reports");
+  const listed = await owner.as<CursorPageBody<ReportView>>("GET", "/api/v1/mcp/reports");
   expect(listed.body.data.map((r: { name: string }) => r.name), listed.text).toContain("patients_by_species");
 
   const key = await createKey(owner, { scopes: ["read"] });
-  const first = await invoke(t, key.api_key, "report_patients_by_species", { species: "dog" });
+  const first = await invoke<QueryResult>(t, key.api_key, "report_patients_by_species", { species: "dog" });
   expect(first.status, first.text).toBe(200);
   expect(first.body.rows, first.text).toEqual([{ name: "Luna" }, { name: "Rocky" }]);
 
   const changed = await owner.as("PATCH", `/api/v1/mcp/reports/${created.id}`, { json: { sql: "SELECT upper(name) AS name FROM patients WHERE species = :species AND (:min_weight IS NULL OR weight_grams >= :min_weight) ORDER BY name LIMIT :limit", title: "Shouted names" } });
   expect(changed.status, changed.text).toBe(200);
   expect(changed.body).toMatchObject({ version: 2, title: "Shouted names" });
-  const second = await invoke(t, key.api_key, "report_patients_by_species", { species: "dog", limit: 1 });
+  const second = await invoke<QueryResult>(t, key.api_key, "report_patients_by_species", { species: "dog", limit: 1 });
   expect(second.body.rows, second.text).toEqual([{ name: "LUNA" }]);
 
   expect((await owner.as("DELETE", `/api/v1/mcp/reports/${created.id}`)).status).toBe(204);
   expect((await owner.as("GET", `/api/v1/mcp/reports/${created.id}`)).status).toBe(404);
-  const gone = await invoke(t, key.api_key, "report_patients_by_species", { species: "dog" });
+  const gone = await invoke<ErrorBody>(t, key.api_key, "report_patients_by_species", { species: "dog" });
   expect(gone.status, gone.text).toBe(404);
   expect(gone.body.code).toBe("TOOL_NOT_FOUND");
-  const tools = await t.request("GET", "/mcp/tools", { token: key.api_key });
+  const tools = await t.request<ToolList>("GET", "/mcp/tools", { token: key.api_key });
   expect(tools.body.tools.map((tool: { name: string }) => tool.name)).not.toContain("report_patients_by_species");
 });
 
@@ -138,13 +141,13 @@ describe("arguments are data, never SQL", () => {
     "') UNION SELECT password_hash FROM users --",
     "\\'; SELECT pg_sleep(10); --",
   ])("the string %j comes back as itself and changes nothing", async (text) => {
-    const r = await invoke(t, key, "report_echo", { text });
+    const r = await invoke<QueryResult>(t, key, "report_echo", { text });
     expect(r.status, r.text).toBe(200);
     expect(r.body.rows, r.text).toEqual([{ text, count: null, ratio: null, flag: null, day: null, at: null, tutors: 3 }]);
   });
 
   test("each type is bound as itself", async () => {
-    const r = await invoke(t, key, "report_echo", { text: "x", count: 9007199254740991, ratio: 1.5, flag: true, day: "2026-02-28", at: "2026-03-01T12:00:00-03:00" });
+    const r = await invoke<QueryResult>(t, key, "report_echo", { text: "x", count: 9007199254740991, ratio: 1.5, flag: true, day: "2026-02-28", at: "2026-03-01T12:00:00-03:00" });
     expect(r.body.rows, r.text).toEqual([{ text: "x", count: 9007199254740991, ratio: "1.5", flag: true, day: "2026-02-28", at: "2026-03-01T15:00:00Z", tutors: 3 }]);
   });
 
@@ -161,7 +164,7 @@ describe("arguments are data, never SQL", () => {
     [{ ratio: "1; DROP TABLE tutors" }, "body.ratio"],
     [{ unknown: 1 }, "body.unknown"],
   ])("%j is refused with 422 naming %s", async (input, path) => {
-    const r = await invoke(t, key, "report_echo", input);
+    const r = await invoke<Refusal<ValidationDetails>>(t, key, "report_echo", input);
     expect(r.status, r.text).toBe(422);
     expect(r.body.details.fields.map((f: { path: string }) => f.path), r.text).toContain(path);
   });
@@ -169,11 +172,11 @@ describe("arguments are data, never SQL", () => {
   test("bounds, enums and required arguments are enforced", async () => {
     await saveReport(owner, { ...PATIENTS_BY_SPECIES, name: "bounded" });
     for (const [input, path] of [[{}, "body.species"], [{ species: "horse" }, "body.species"], [{ species: "dog", limit: 0 }, "body.limit"], [{ species: "dog", limit: 101 }, "body.limit"]] as const) {
-      const r = await invoke(t, key, "report_bounded", input);
+      const r = await invoke<Refusal<ValidationDetails>>(t, key, "report_bounded", input);
       expect(r.status, r.text).toBe(422);
-      expect(r.body.details.fields[0].path, r.text).toBe(path);
+      expect(r.body.details.fields[0]!.path, r.text).toBe(path);
     }
-    const enumValue = await invoke(t, key, "report_bounded", { species: "Robert'); DROP TABLE tutors; --" });
+    const enumValue = await invoke<QueryResult>(t, key, "report_bounded", { species: "Robert'); DROP TABLE tutors; --" });
     expect(enumValue.body.rows, enumValue.text).toEqual([]);
   });
 });
@@ -185,7 +188,7 @@ describe("definitions are checked when saved; nothing is stored when refused", (
     const before = await reportCount(owner.clinic.id);
     for (const [family, cases] of Object.entries(ADVERSARIAL)) {
       for (const [sql] of cases.slice(0, 4)) {
-        const saved = await owner.as("POST", "/api/v1/mcp/reports", { json: { ...base, sql } });
+        const saved = await owner.as<Refusal<{ reason: string }>>("POST", "/api/v1/mcp/reports", { json: { ...base, sql } });
         const direct = guardSql(sql);
         expect(saved.status, `${family}: ${sql}\n${saved.text}`).toBe(400);
         expect(saved.body.code).toBe("SQL_GUARD_BLOCKED");
@@ -212,7 +215,7 @@ describe("definitions are checked when saved; nothing is stored when refused", (
     ["a placeholder in upper case", { sql: "SELECT :Who AS who" }, null, "snake_case"],
   ])("%s is refused", async (_label, change, path, words) => {
     const before = await reportCount(owner.clinic.id);
-    const r = await owner.as("POST", "/api/v1/mcp/reports", { json: { ...base, ...change } });
+    const r = await owner.as<Refusal<ValidationDetails>>("POST", "/api/v1/mcp/reports", { json: { ...base, ...change } });
     expect([400, 422], r.text).toContain(r.status);
     if (path) expect(r.body.details.fields.map((f: { path: string }) => f.path), r.text).toContain(path);
     expect(r.text.toLowerCase()).toContain(words.toLowerCase());
@@ -228,7 +231,7 @@ describe("definitions are checked when saved; nothing is stored when refused", (
 
   test("an update is checked as a whole: a refused change leaves the report and its version as they were", async () => {
     const report = await saveReport(owner, { ...base, name: "stable" });
-    const refused = await owner.as("PATCH", `/api/v1/mcp/reports/${report.id}`, { json: { sql: "SELECT * FROM users" } });
+    const refused = await owner.as<Refusal<{ reason: string }>>("PATCH", `/api/v1/mcp/reports/${report.id}`, { json: { sql: "SELECT * FROM users" } });
     expect(refused.status, refused.text).toBe(400);
     expect(refused.body.details.reason).toBe("FORBIDDEN_TABLE");
     const unchanged = await owner.as("GET", `/api/v1/mcp/reports/${report.id}`);
@@ -239,7 +242,7 @@ describe("definitions are checked when saved; nothing is stored when refused", (
 test("reports of one clinic are invisible to another clinic's keys and owner", async () => {
   const report = await saveReport(owner, { ...PATIENTS_BY_SPECIES, name: "private_report" });
   const foreignKey = await createKey(other, { scopes: ["read", "query", "clinic_context"] });
-  const tools = await t.request("GET", "/mcp/tools", { token: foreignKey.api_key });
+  const tools = await t.request<ToolList>("GET", "/mcp/tools", { token: foreignKey.api_key });
   expect(tools.body.tools.map((tool: { name: string }) => tool.name)).not.toContain("report_private_report");
   const call = await invoke(t, foreignKey.api_key, "report_private_report", { species: "dog" });
   expect(call.status, call.text).toBe(404);
@@ -249,16 +252,16 @@ test("reports of one clinic are invisible to another clinic's keys and owner", a
   }
   // Its own clinic's rows only, even for the same report text saved by the other clinic.
   await saveReport(other, { ...PATIENTS_BY_SPECIES, name: "private_report" });
-  const own = await invoke(t, foreignKey.api_key, "report_private_report", { species: "dog" });
+  const own = await invoke<QueryResult>(t, foreignKey.api_key, "report_private_report", { species: "dog" });
   expect(own.body.rows, own.text).toEqual([{ name: "Foreign dog" }]);
 });
 
 test("scopes: a report is listed only to keys with its scope; calling it without is 403 and counted", async () => {
   await saveReport(owner, { name: "query_scoped", title: "Needs query", sql: "SELECT count(*) AS n FROM tutors", scope: "query" });
   const readOnly = await createKey(owner, { scopes: ["read"] });
-  const listed = await t.request("GET", "/mcp/tools", { token: readOnly.api_key });
+  const listed = await t.request<ToolList>("GET", "/mcp/tools", { token: readOnly.api_key });
   expect(listed.body.tools.map((tool: { name: string }) => tool.name)).not.toContain("report_query_scoped");
-  const denied = await invoke(t, readOnly.api_key, "report_query_scoped");
+  const denied = await invoke<ErrorBody>(t, readOnly.api_key, "report_query_scoped");
   expect(denied.status, denied.text).toBe(403);
   expect(denied.body.code).toBe("INSUFFICIENT_SCOPE");
   expect(denied.headers.get("x-ratelimit-remaining")).toBe(String(readOnly.rate_limit_per_day - 1));
@@ -294,7 +297,7 @@ test("a change takes effect on every instance at once: a second app over the sam
   try {
     const key = await createKey(owner, { scopes: ["read"] });
     const report = await saveReport(owner, { name: "shared", title: "Shared", sql: "SELECT 1 AS version" });
-    const viaSecond = () => second.request("POST", "/mcp/tools/report_shared/invoke", { token: key.api_key, json: {} });
+    const viaSecond = () => second.request<QueryResult>("POST", "/mcp/tools/report_shared/invoke", { token: key.api_key, json: {} });
     expect((await viaSecond()).body.rows).toEqual([{ version: 1 }]);
     await owner.as("PATCH", `/api/v1/mcp/reports/${report.id}`, { json: { sql: "SELECT 2 AS version" } });
     expect((await viaSecond()).body.rows).toEqual([{ version: 2 }]);

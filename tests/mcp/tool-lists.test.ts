@@ -2,9 +2,9 @@
 import { expect, spyOn, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { TestApp } from "../helpers/app";
+import type { ErrorBody, TestApp } from "../helpers/app";
 import type { ClinicSession } from "../helpers/clinic";
-import { createKey, invoke, usageRows } from "./helpers";
+import { createKey, invoke, usageRows, type ToolList } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
@@ -23,17 +23,17 @@ async function sdkClient(key: string) {
 
 test("a key sees only the tools its scopes allow, on both lists; an unlisted tool is still 403 and counted", async () => {
   const key = await createKey(owner, { scopes: ["clinic_context"] });
-  const listed = await t.request("GET", "/mcp/tools", { token: key.api_key });
+  const listed = await t.request<ToolList>("GET", "/mcp/tools", { token: key.api_key });
   expect(listed.body.tools.map((tool: { name: string }) => tool.name)).toEqual(["get_clinic_context"]);
   const client = await sdkClient(key.api_key);
   expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["get_clinic_context"]);
   await client.close();
-  const denied = await invoke(t, key.api_key, "query_database", { sql: "select 1" });
+  const denied = await invoke<ErrorBody>(t, key.api_key, "query_database", { sql: "select 1" });
   expect(denied.status, denied.text).toBe(403);
   expect(denied.body.code).toBe("INSUFFICIENT_SCOPE");
   expect((await usageRows(t, key.id)).map((row) => row.outcome)).toEqual(["denied"]);
   const all = await createKey(owner, { scopes: ["read", "query", "clinic_context"] });
-  const everything = await t.request("GET", "/mcp/tools", { token: all.api_key });
+  const everything = await t.request<ToolList>("GET", "/mcp/tools", { token: all.api_key });
   expect(everything.body.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(["describe_schema", "get_clinic_context", "query_database"]);
 });
 

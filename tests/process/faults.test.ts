@@ -2,7 +2,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { openDatabase } from "../../src/db/client";
-import { createTestApp, type TestApp } from "../helpers/app";
+import type { CursorPageBody } from "../../src/http/pagination";
+import type { TutorView } from "../../src/modules/tutors/model";
+import { createTestApp, type ErrorBody, type TestApp } from "../helpers/app";
 import { registerClinic, type ClinicSession } from "../helpers/clinic";
 import { createTestDatabase, POSTGRES_URL, type TestDatabase } from "../helpers/database";
 import { createKey, invoke, storedQuota } from "../mcp/helpers";
@@ -23,7 +25,7 @@ describe("an unavailable database answers 503 with Retry-After, and the first ca
     try {
       await sql.unsafe(`alter database ${name} allow_connections false`);
       await sql.unsafe(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [name]);
-      const rest = await owner.as("GET", "/api/v1/tutors");
+      const rest = await owner.as<ErrorBody>("GET", "/api/v1/tutors");
       expect(rest.status, rest.text).toBe(503);
       expect(rest.body.code).toBe("SERVICE_UNAVAILABLE");
       expect(rest.headers.get("retry-after")).toBe("5");
@@ -41,7 +43,7 @@ describe("an unavailable database answers 503 with Retry-After, and the first ca
       await sql.unsafe(`alter database ${name} allow_connections true`);
       await sql.end();
     }
-    const after = await owner.as("GET", "/api/v1/tutors");
+    const after = await owner.as<CursorPageBody<TutorView>>("GET", "/api/v1/tutors");
     expect(after.status, after.text).toBe(200);
     expect(after.body.data.map((x: { name: string }) => x.name)).not.toContain("Not written");
     expect((await invoke(t, key.api_key, "get_clinic_context")).status).toBe(200);
@@ -54,7 +56,7 @@ describe("an unavailable database answers 503 with Retry-After, and the first ca
     const key = await createKey(owner);
     await t.context.mcp.flush();
     await t.database.close();
-    const rest = await owner.as("GET", "/api/v1/patients");
+    const rest = await owner.as<ErrorBody>("GET", "/api/v1/patients");
     expect(rest.status, rest.text).toBe(503);
     expect(rest.body.code).toBe("SERVICE_UNAVAILABLE");
     const tool = await invoke(t, key.api_key, "get_clinic_context");
@@ -100,7 +102,7 @@ describe.skipIf(!POSTGRES_URL)("a revoked key stays revoked while an instance's 
       expect(b.logLines.join("\n")).toContain("api key cache off");
       const revoked = await a.request("DELETE", `/api/v1/mcp/keys/${key.id}`, { token: owner.token });
       expect(revoked.status, revoked.text).toBe(204);
-      const next = await invoke(b, key.api_key, "get_clinic_context");
+      const next = await invoke<ErrorBody>(b, key.api_key, "get_clinic_context");
       expect(next.status, next.text).toBe(401);
       expect(next.body.code).toBe("API_KEY_REVOKED");
     } finally {

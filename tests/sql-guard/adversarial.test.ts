@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { createTestApp, type Refusal, type TestApp } from "../helpers/app";
 import { POSTGRES_URL } from "../helpers/database";
 import { registerClinic } from "../helpers/clinic";
-import { createKey, invoke, usageRows } from "../mcp/helpers";
+import { createKey, invoke, usageRows, type QueryResult } from "../mcp/helpers";
 import { ADVERSARIAL, ALL_ADVERSARIAL } from "./adversarial-queries";
 import { ROW_COUNTS_SQL } from "./fixtures";
 
@@ -35,7 +35,7 @@ describe("through query_database", () => {
     const key = await createKey(owner, { scopes: ["query"], rate_limit_per_day: 100_000 });
     const [before] = await t.database.query<{ n: number }>(ROW_COUNTS_SQL);
     for (const { sql } of ALL_ADVERSARIAL) {
-      const r = await invoke(t, key.api_key, "query_database", { sql });
+      const r = await invoke<Refusal<{ reason: string }>>(t, key.api_key, "query_database", { sql });
       if (sql.length > 10_000) {
         expect(r.status, r.text).toBe(422); // over the input cap: refused by the input schema, still counted
         continue;
@@ -65,7 +65,7 @@ describe("through query_database", () => {
     await owner.as("POST", "/api/v1/tutors", { json: { name: "Ana" } });
     const key = await createKey(owner, { scopes: ["query"] });
     const long = `SELECT name FROM tutors WHERE name <> '${"x".repeat(3000)}'`;
-    const r = await invoke(t, key.api_key, "query_database", { sql: long });
+    const r = await invoke<QueryResult>(t, key.api_key, "query_database", { sql: long });
     expect(r.status, r.text).toBe(200);
     expect(r.body.row_count).toBe(1);
     const [row] = await usageRows(t, key.id);
@@ -86,11 +86,11 @@ describe("through query_database", () => {
     for (let i = 0; i < 12; i++) await owner.as("POST", "/api/v1/tutors", { json: { name: `T${i}` } });
     const key = await createKey(owner, { scopes: ["query"] });
     const sql = "SELECT count(*) FROM tutors a, tutors b, tutors c, tutors d, tutors e, tutors f, tutors g, tutors h";
-    const r = await invoke(slow, key.api_key, "query_database", { sql });
+    const r = await invoke<Refusal<{ estimated_cost: number; max_cost: number }>>(slow, key.api_key, "query_database", { sql });
     expect(r.status, r.text).toBe(400);
     expect(r.body.code).toBe("QUERY_TIMEOUT");
     if (!POSTGRES_URL) expect(r.body.details.estimated_cost).toBeGreaterThan(r.body.details.max_cost);
-    expect((await invoke(slow, key.api_key, "query_database", { sql: "SELECT count(*) AS n FROM tutors" })).body.rows).toEqual([{ n: 12 }]);
+    expect((await invoke<QueryResult>(slow, key.api_key, "query_database", { sql: "SELECT count(*) AS n FROM tutors" })).body.rows).toEqual([{ n: 12 }]);
     await slow.close();
   });
 
@@ -101,12 +101,12 @@ describe("through query_database", () => {
     const threeWay = "SELECT count(*) FROM tutors a, tutors b, tutors c";
     expect((await invoke(capped, key.api_key, "query_database", { sql: threeWay })).status).toBe(200); // no tutors yet: cheap
     for (let i = 0; i < 20; i++) await owner.as("POST", "/api/v1/tutors", { json: { name: `T${i}` } });
-    const r = await invoke(capped, key.api_key, "query_database", { sql: `${threeWay} WHERE a.id <> b.id` }); // a new statement: estimated afresh
+    const r = await invoke<Refusal<{ estimated_cost: number; max_cost: number }>>(capped, key.api_key, "query_database", { sql: `${threeWay} WHERE a.id <> b.id` }); // a new statement: estimated afresh
     expect(r.status, r.text).toBe(400);
     expect(r.body.code).toBe("QUERY_TIMEOUT");
     expect(r.body.details.max_cost, r.text).toBe(50);
     expect(r.body.details.estimated_cost).toBeGreaterThan(50);
-    const count = await invoke(capped, key.api_key, "query_database", { sql: "SELECT count(*) AS n FROM tutors" });
+    const count = await invoke<QueryResult>(capped, key.api_key, "query_database", { sql: "SELECT count(*) AS n FROM tutors" });
     expect(count.body.rows, count.text).toEqual([{ n: 20 }]);
     await capped.close();
   });

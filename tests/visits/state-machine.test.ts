@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import type { TestApp } from "../helpers/app";
+import type { VisitView } from "../../src/modules/visits/model";
+import type { Answer, Refusal, TestApp } from "../helpers/app";
 import type { ClinicSession } from "../helpers/clinic";
 import { seedVisit } from "../helpers/protected-routes";
 import { useClinicApp } from "../helpers/fixture";
@@ -8,7 +9,7 @@ let t: TestApp;
 let owner: ClinicSession;
 useClinicApp((made) => ({ t, owner } = made));
 
-const move = (id: string, status: string) => owner.as("PATCH", `/api/v1/visits/${id}`, { json: { status } });
+const move = <Body = Answer<VisitView>>(id: string, status: string) => owner.as<Body>("PATCH", `/api/v1/visits/${id}`, { json: { status } });
 const stamp = () => t.clock.now().toISOString().replace(".000Z", "Z");
 
 test("scheduled → in_progress → completed stamps started_at and completed_at", async () => {
@@ -47,8 +48,8 @@ const forbidden: [string[], string][] = [
 test.each(forbidden)("after %p, moving to %s is 409 INVALID_STATE_TRANSITION and changes nothing", async (path, target) => {
   const id = await seedVisit(t, owner);
   for (const step of path) expect((await move(id, step)).status).toBe(200);
-  const before = await owner.as("GET", `/api/v1/visits/${id}`);
-  const r = await move(id, target);
+  const before = await owner.as<VisitView>("GET", `/api/v1/visits/${id}`);
+  const r = await move<Refusal<{ from: string }>>(id, target);
   expect(r.status, r.text).toBe(409);
   expect(r.body.code).toBe("INVALID_STATE_TRANSITION");
   expect(r.body.details.from).toBe(before.body.status);

@@ -34,3 +34,6 @@ export const ChangePasswordBody = t.Object({
   current_password: t.String({ minLength: 1, maxLength: 256 }),
   new_password: Password,
 });
+
+export type SessionView = typeof SessionModel.static;
+export type MeView = typeof MeModel.static;

@@ -26,3 +26,6 @@ export const BackupListModel = t.Object({
   next_at: NullableTimestamp,
   backups: t.Array(BackupModel),
 });
+
+export type BackupTakenView = typeof BackupTakenModel.static;
+export type BackupListView = typeof BackupListModel.static;

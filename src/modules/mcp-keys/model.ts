@@ -86,3 +86,6 @@ export const DailyModel = t.Object({
 
 export type CreateKeyInput = typeof CreateKeyBody.static;
 export type UsageFilters = typeof UsageQuery.static;
+export type ApiKeyView = typeof ApiKeyModel.static;
+export type ApiKeyWithSecretView = typeof ApiKeyWithSecretModel.static;
+export type UsageRowView = typeof UsageRowModel.static;

@@ -91,3 +91,4 @@ export const ReportListQuery = t.Object({ ...cursorQueryFields });
 export type CreateReportInput = typeof CreateReportBody.static;
 export type UpdateReportInput = typeof UpdateReportBody.static;
 export type ReportTemplate = typeof ReportTemplateModel.static;
+export type ReportView = typeof ReportModel.static;

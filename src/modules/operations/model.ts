@@ -13,3 +13,4 @@ export const BoardVisit = t.Composite([
 ]);
 
 export const BoardQuery = t.Object({ ...cursorQueryFields, ...VisitFilterFields });
+export type BoardVisitView = typeof BoardVisit.static;

@@ -1,6 +1,8 @@
 /** Name search ignores accents and case, on both databases, served by the trigram index on fold_name(name). */
 import { beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import type { CursorPageBody } from "../../../src/http/pagination";
+import type { TutorView } from "../../../src/modules/tutors/model";
 import type { TestApp } from "../../helpers/app";
 import type { ClinicSession } from "../../helpers/clinic";
 import { databaseKind } from "../../helpers/database";
@@ -13,12 +15,12 @@ const names = ["María José González", "Ignacio Núñez", "ÁLVARO PEÑA", "So
 useClinicApp((made) => ({ t, owner } = made));
 beforeAll(async () => {
   for (const name of names) expect((await owner.as("POST", "/api/v1/tutors", { json: { name } })).status).toBe(201);
-  const tutor = (await owner.as("GET", "/api/v1/tutors?q=nunez")).body.data[0];
+  const tutor = (await owner.as<CursorPageBody<TutorView>>("GET", "/api/v1/tutors?q=nunez")).body.data[0]!;
   await owner.as("POST", "/api/v1/patients", { json: { tutor_id: tutor.id, name: "Ñandú", species: "bird" } });
 });
 
 const search = async (path: string, q: string) => {
-  const r = await owner.as("GET", `/api/v1/${path}?q=${encodeURIComponent(q)}`);
+  const r = await owner.as<CursorPageBody<{ name: string }>>("GET", `/api/v1/${path}?q=${encodeURIComponent(q)}`);
   expect(r.status, r.text).toBe(200);
   return r.body.data.map((row: { name: string }) => row.name).sort();
 };

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import type { TestApp } from "../../helpers/app";
+import type { CursorPageBody } from "../../../src/http/pagination";
+import type { BoardVisitView } from "../../../src/modules/operations/model";
+import type { ErrorBody, TestApp } from "../../helpers/app";
 import { registerClinic, type ClinicSession } from "../../helpers/clinic";
 import { useClinicApp } from "../../helpers/fixture";
 
@@ -9,12 +11,12 @@ let vet: ClinicSession;
 const ids: Record<string, string> = {};
 
 const post = async (path: string, json: unknown) => {
-  const r = await owner.as("POST", `/api/v1${path}`, { json });
+  const r = await owner.as<{ id: string }>("POST", `/api/v1${path}`, { json });
   expect(r.status, r.text).toBe(201);
-  return r.body.id as string;
+  return r.body.id;
 };
 const names = async (path: string) => {
-  const r = await owner.as("GET", `/api/v1${path}`);
+  const r = await owner.as<{ data: { name?: string; reason?: string; message?: string }[] }>("GET", `/api/v1${path}`);
   expect(r.status, `${path}: ${r.text}`).toBe(200);
   return r.body.data.map((row: { name?: string; reason?: string; message?: string }) => row.name ?? row.reason ?? row.message).sort();
 };
@@ -89,7 +91,7 @@ describe("filters", () => {
       "/alerts?status=done",
       "/operations/visits?status=nope",
     ]) {
-      const r = await owner.as("GET", `/api/v1${path}`);
+      const r = await owner.as<ErrorBody>("GET", `/api/v1${path}`);
       expect(r.status, `${path}: ${r.text}`).toBe(422);
       expect(r.body.code).toBe("VALIDATION_FAILED");
     }
@@ -98,24 +100,24 @@ describe("filters", () => {
 
 describe("operations board", () => {
   test("visits ordered by scheduled_at with patient and tutor summaries, filtered, paged", async () => {
-    const day = await owner.as("GET", "/api/v1/operations/visits?date_from=2026-01-20&date_to=2026-01-20");
+    const day = await owner.as<CursorPageBody<BoardVisitView>>("GET", "/api/v1/operations/visits?date_from=2026-01-20&date_to=2026-01-20");
     expect(day.status, day.text).toBe(200);
-    expect(day.body.data.map((v: { reason: string }) => v.reason)).toEqual(["start of the 20th", "end of the 20th"]);
+    expect(day.body.data.map((v) => v.reason)).toEqual(["start of the 20th", "end of the 20th"]);
     expect(day.body.data[1]).toMatchObject({ patient: { id: ids.michi, name: "Michi", species: "cat" }, tutor: { id: ids.ana, name: "Ana Pérez", phone: null } });
-    const all = await owner.as("GET", "/api/v1/operations/visits");
-    expect(all.body.data.map((v: { reason: string }) => v.reason)).toEqual(["end of the 19th", "start of the 20th", "end of the 20th", "the 22nd"]);
-    const filtered = await owner.as("GET", `/api/v1/operations/visits?status=scheduled&vet_id=${vet.user.id}`);
-    expect(filtered.body.data.map((v: { reason: string }) => v.reason)).toEqual(["end of the 19th", "end of the 20th"]);
-    const first = await owner.as("GET", "/api/v1/operations/visits?limit=3");
+    const all = await owner.as<CursorPageBody<BoardVisitView>>("GET", "/api/v1/operations/visits");
+    expect(all.body.data.map((v) => v.reason)).toEqual(["end of the 19th", "start of the 20th", "end of the 20th", "the 22nd"]);
+    const filtered = await owner.as<CursorPageBody<BoardVisitView>>("GET", `/api/v1/operations/visits?status=scheduled&vet_id=${vet.user.id}`);
+    expect(filtered.body.data.map((v) => v.reason)).toEqual(["end of the 19th", "end of the 20th"]);
+    const first = await owner.as<CursorPageBody<BoardVisitView>>("GET", "/api/v1/operations/visits?limit=3");
     expect(first.body.has_more).toBe(true);
-    const rest = await owner.as("GET", `/api/v1/operations/visits?limit=3&cursor=${first.body.next_cursor}`);
-    expect(rest.body.data.map((v: { reason: string }) => v.reason)).toEqual(["the 22nd"]);
+    const rest = await owner.as<CursorPageBody<BoardVisitView>>("GET", `/api/v1/operations/visits?limit=3&cursor=${first.body.next_cursor}`);
+    expect(rest.body.data.map((v) => v.reason)).toEqual(["the 22nd"]);
     expect(rest.body.has_more).toBe(false);
   });
 
   test("another clinic's board is empty", async () => {
     const other = await registerClinic(t);
-    const r = await other.as("GET", "/api/v1/operations/visits");
+    const r = await other.as<CursorPageBody<BoardVisitView>>("GET", "/api/v1/operations/visits");
     expect(r.body.data).toEqual([]);
   });
 });

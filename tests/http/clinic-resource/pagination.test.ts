@@ -1,7 +1,9 @@
 import { beforeAll, expect, test } from "bun:test";
 import { tutors } from "../../../src/db/schema";
 import { newId } from "../../../src/lib/crypto";
-import type { TestApp } from "../../helpers/app";
+import type { CursorPageBody } from "../../../src/http/pagination";
+import type { TutorView } from "../../../src/modules/tutors/model";
+import type { ErrorBody, OffsetPageBody, TestApp } from "../../helpers/app";
 import type { ClinicSession } from "../../helpers/clinic";
 import { useClinicApp } from "../../helpers/fixture";
 
@@ -20,8 +22,8 @@ beforeAll(async () => {
   await t.database.db.insert(tutors).values({ id: newId(), clinic_id: other.clinic.id, name: "Other", created_at: new Date(base - 500_000), updated_at: new Date(base) });
 });
 
-const list = async (query: string) => {
-  const r = await owner.as("GET", `/api/v1/tutors?${query}`);
+const list = async <Page = CursorPageBody<TutorView>>(query: string) => {
+  const r = await owner.as<Page>("GET", `/api/v1/tutors?${query}`);
   expect(r.status, r.text).toBe(200);
   return r.body;
 };
@@ -38,7 +40,7 @@ test("the cursor form walks 250 records with no duplicates or gaps, including re
     cursor = page.next_cursor;
     if (pages++ === 2) {
       t.clock.advance(1000);
-      const created = await owner.as("POST", "/api/v1/tutors", { json: { name: "Created mid-walk" } });
+      const created = await owner.as<TutorView>("POST", "/api/v1/tutors", { json: { name: "Created mid-walk" } });
       addedDuringWalk.push(created.body.id);
     }
   } while (cursor);
@@ -52,7 +54,7 @@ test("the offset form walks the same list with totals", async () => {
   const all: string[] = [];
   let total = -1;
   for (let offset = 0; ; offset += 50) {
-    const page = await list(`limit=50&offset=${offset}`);
+    const page = await list<OffsetPageBody<TutorView>>(`limit=50&offset=${offset}`);
     expect(page).toMatchObject({ limit: 50, offset });
     total = page.total_count;
     all.push(...page.data.map((row: { id: string }) => row.id));
@@ -70,16 +72,16 @@ test("an edited cursor, one from another list, or one with an offset is 400", as
   const decoded = JSON.parse(Buffer.from(payload, "base64url").toString());
   const edited = Buffer.from(JSON.stringify({ ...decoded, v: [decoded.v[0] + 1, decoded.v[1]] })).toString("base64url");
   for (const cursor of [`${edited}.${signature}`, `${payload}.${signature}x`, "%%%", payload]) {
-    const r = await owner.as("GET", `/api/v1/tutors?cursor=${encodeURIComponent(cursor)}`);
+    const r = await owner.as<ErrorBody>("GET", `/api/v1/tutors?cursor=${encodeURIComponent(cursor)}`);
     expect(r.status, r.text).toBe(400);
     expect(r.body.code).toBe("INVALID_CURSOR");
   }
-  const foreign = await owner.as("GET", `/api/v1/patients?cursor=${page.next_cursor}`);
+  const foreign = await owner.as<ErrorBody>("GET", `/api/v1/patients?cursor=${page.next_cursor}`);
   expect(foreign.status, foreign.text).toBe(400);
   expect(foreign.body.code).toBe("INVALID_CURSOR");
-  const board = await owner.as("GET", `/api/v1/operations/visits?cursor=${page.next_cursor}`);
+  const board = await owner.as<ErrorBody>("GET", `/api/v1/operations/visits?cursor=${page.next_cursor}`);
   expect(board.body.code).toBe("INVALID_CURSOR");
-  const both = await owner.as("GET", `/api/v1/tutors?offset=10&cursor=${page.next_cursor}`);
+  const both = await owner.as<ErrorBody>("GET", `/api/v1/tutors?offset=10&cursor=${page.next_cursor}`);
   expect(both.status, both.text).toBe(400);
   expect(both.body.code).toBe("INVALID_PAGINATION");
 });
