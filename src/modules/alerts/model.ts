@@ -43,3 +43,6 @@ export type AlertFilters = typeof AlertListQuery.static;
 
 /** The models of the five routes, for the clinic-resource factory. */
 export const alertModels = { item: AlertModel, create: CreateAlertBody, update: UpdateAlertBody, listQuery: AlertListQuery };
+
+/** An alert as the API answers it. */
+export type AlertView = typeof AlertModel.static;

@@ -44,3 +44,6 @@ export type PatientFilters = typeof PatientListQuery.static;
 
 /** The models of the five routes, for the clinic-resource factory. */
 export const patientModels = { item: PatientModel, create: CreatePatientBody, update: UpdatePatientBody, listQuery: PatientListQuery };
+
+/** A patient as the API answers it. */
+export type PatientView = typeof PatientModel.static;

@@ -56,3 +56,6 @@ export type VisitFilters = { date_from?: string; date_to?: string; status?: stri
 
 /** The models of the five routes, for the clinic-resource factory. */
 export const visitModels = { item: VisitModel, create: CreateVisitBody, update: UpdateVisitBody, listQuery: VisitListQuery };
+
+/** A visit as the API answers it. */
+export type VisitView = typeof VisitModel.static;

@@ -15,3 +15,6 @@ export type CreateRefundInput = typeof CreateRefundBody.static;
 
 /** The models of the three routes, for the ledger-resource factory. */
 export const refundModels = { item: RefundModel, create: CreateRefundBody, listQuery: RefundListQuery };
+
+/** A refund as the API answers it. */
+export type RefundView = typeof RefundModel.static;

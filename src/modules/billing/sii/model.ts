@@ -35,3 +35,6 @@ export type CreateTaxDocumentInput = typeof CreateTaxDocumentBody.static;
 
 /** The models of the three routes, for the ledger-resource factory. */
 export const taxDocumentModels = { item: TaxDocumentModel, create: CreateTaxDocumentBody, listQuery: TaxDocumentListQuery };
+
+/** A tax document as the API answers it. */
+export type TaxDocumentView = typeof TaxDocumentModel.static;
