@@ -22,6 +22,7 @@ if (process.env.DATABASE_URL?.startsWith("postgres")) {
 const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024);
 
 const { dataDir, demo } = await demoDataDir("memory");
+const floor = JSON.parse(Bun.spawnSync(["bun", "--smol", `${import.meta.dir}/lib/memory-floor.ts`, dataDir]).stdout.toString().trim()) as { bun: number; compiled: number; opened: number };
 
 // With --smol, as the binary runs (package.json "build").
 const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" }, { command: ["bun", "--smol", "src/index.ts"] });
@@ -60,6 +61,9 @@ printTable(`Embedded memory — demo clinic, get_clinic_context and the four que
   { measure: "resident idle after start", value: `${idle} MB`, target: "≤ 150 MB" },
   { measure: "peak under load", value: `${peak} MB`, target: "≤ 300 MB" },
   { measure: "resident at the end of the soak", value: `${afterLoad} MB`, target: "no growth without bound" },
+  { measure: "floor: Bun with the database client loaded", value: `${floor.bun} MB`, target: "" },
+  { measure: "floor: + PostgreSQL's WebAssembly compiled", value: `${floor.compiled} MB`, target: "" },
+  { measure: "floor: + PGlite opened on the data directory (before the service's code)", value: `${floor.opened} MB`, target: "the idle target's reach" },
 ]);
 const sampled = timeline.filter((_, i) => timeline.length <= 12 || i % Math.ceil(timeline.length / 12) === 0 || i === timeline.length - 1);
 printTable("Resident memory over the soak", sampled);

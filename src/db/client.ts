@@ -107,7 +107,7 @@ const MIGRATION_LOCK_ID = 724_311_001;
  * memory. A clinic's working set is a few megabytes; 16 MB keeps its hot pages and leaves the
  * rest of a small box alone (resident memory idle: about 320 MB with the default, 195 MB with this).
  */
-const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
+export const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
 
 /** PostgreSQL connections per instance: the REST API's pool, and query_database's own. */
 export interface PoolSizes {
