@@ -7,6 +7,7 @@ import m4 from "../../drizzle/0004_clinic_issuer_settings.sql" with { type: "tex
 import m5 from "../../drizzle/0005_accent_insensitive_name_search.sql" with { type: "text" };
 import m6 from "../../drizzle/0006_invoice_credited_state.sql" with { type: "text" };
 import m7 from "../../drizzle/0007_saved_reports.sql" with { type: "text" };
+import m8 from "../../drizzle/0008_mcp_views_planned_with_the_query.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -17,4 +18,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0005_accent_insensitive_name_search", when: 1795480125001, breakpoints: true, sql: m5 },
   { tag: "0006_invoice_credited_state", when: 1795480459185, breakpoints: true, sql: m6 },
   { tag: "0007_saved_reports", when: 1795492947640, breakpoints: true, sql: m7 },
+  { tag: "0008_mcp_views_planned_with_the_query", when: 1795604273883, breakpoints: true, sql: m8 },
 ];

@@ -77,16 +77,27 @@ export const READABLE_COLUMN_NAMES: ReadonlySet<string> = new Set(READABLE_TABLE
 export const VIEW_SCHEMA = "mcp_read";
 export const READER_ROLE = "vet_mcp_reader";
 
+const CLINIC_SETTING = "nullif(current_setting('app.clinic_id', true), '')::uuid";
+
 /**
- * The views of migration 0003, generated from these definitions: each shows one clinic's live
- * rows (the clinic in `app.clinic_id`) without secret columns. They run with their owner's
- * rights, so the reader role needs no privilege on the base tables (and statistics views such
- * as pg_stats, which follow column privileges, show it nothing); `security_barrier` keeps
- * user-supplied conditions from being evaluated before the clinic filter.
+ * The reader's access, as migration 0008 sets it (0003 made the views security barriers, which
+ * PostgreSQL plans apart from the query: no index for an outer ORDER BY … LIMIT, no join
+ * order, no statistics). Each view shows one clinic's rows without secret columns and runs
+ * with the reader's own rights (`security_invoker`), so it is planned as part of the query.
+ * The reader may SELECT only the columns the views show (and `clinic_id`), and row-level
+ * security on each base table shows it only the live rows of the clinic in `app.clinic_id`,
+ * applied before any condition of the query that could leak what it reads. The views keep
+ * their own clinic filter as a second check.
  */
-export function viewDefinitionsSql(): string {
-  return READABLE_TABLES.map((t) => {
+export function readerAccessSql(): string[] {
+  return READABLE_TABLES.flatMap((t) => {
+    const columns = ["clinic_id", ...t.columns.map((c) => c.name)].join(", ");
     const live = t.name === "invoice_items" ? "" : "deleted_at IS NULL AND ";
-    return `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_barrier = true) AS\n  SELECT clinic_id, ${t.columns.map((c) => c.name).join(", ")} FROM public.${t.name}\n  WHERE ${live}clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid`;
-  }).join(";\n--> statement-breakpoint\n");
+    return [
+      `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_barrier = false, security_invoker = true) AS\n  SELECT ${columns} FROM public.${t.name}\n  WHERE clinic_id = ${CLINIC_SETTING}`,
+      `GRANT SELECT (${columns}) ON public.${t.name} TO ${READER_ROLE}`,
+      `DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.${t.name}`,
+      `CREATE POLICY mcp_reader_own_clinic ON public.${t.name} FOR SELECT TO ${READER_ROLE} USING (${live}clinic_id = ${CLINIC_SETTING})`,
+    ];
+  });
 }
