@@ -74,6 +74,26 @@ function nestingDepth(sql: string): number {
 
 const showNode = (node: Node): string => show(node as Parameters<typeof show>[0]);
 
+/** Column names that are timestamptz in every readable table that has them (created_at, paid_at…). */
+const TIMESTAMPTZ_COLUMNS: ReadonlySet<string> = new Set(
+  [...READABLE_COLUMN_NAMES].filter((name) => READABLE_TABLES.every((t) => t.columns.every((c) => c.name !== name || c.type === "timestamptz"))),
+);
+const COMPARISONS: ReadonlySet<string> = new Set(["<", "<=", ">", ">=", "=", "<>", "!="]);
+const DATE_OR_TIMESTAMP: ReadonlySet<string> = new Set(["date", "timestamp", "timestamp without time zone"]);
+const DATE_VALUED_FUNCTIONS: ReadonlySet<string> = new Set(["current_date", "localtimestamp", "make_date", "make_timestamp", "to_date"]);
+
+/** The type a cast names, as the allowlist spells it. */
+function castTypeName(node: Node | undefined): string {
+  if (node?.type === "identifier") return identifierName(node);
+  if (node?.type === "data_type_name") return showNode(node).trim().toLowerCase().replace(/\s+/g, " ");
+  return "";
+}
+
+function isTimestamptzColumn(node: Node | undefined): boolean {
+  const name = node?.type === "member_expr" ? node.property : node;
+  return name?.type === "identifier" && TIMESTAMPTZ_COLUMNS.has(identifierName(name));
+}
+
 /** Per readable table, the clinic's live rows of its curated view, with the clinic id as `$1`. */
 const CLINIC_ROWS: ReadonlyMap<string, string> = new Map(
   READABLE_TABLES.map((table) => {
@@ -97,6 +117,15 @@ class Checker {
   bindsClinic = false;
   /** The named placeholders met, in order (saved reports only). */
   readonly placeholders: Node[] = [];
+  /**
+   * Comparisons of a timestamptz column with a date or timestamp value, by the side holding the
+   * value. PostgreSQL compares the two types with operators it does not mark leakproof, and
+   * row-level security keeps such a condition from using an index (it must run after the
+   * clinic's rows are chosen): `scheduled_at >= current_date` would read every visit of the
+   * clinic. The value is cast to timestamptz instead, which is what those operators do to it
+   * (in the session's time zone), so the rows are the same and the index is usable.
+   */
+  private readonly timestampOperands: { parent: Node; key: string }[] = [];
   /** Every name the query itself introduces (aliases, CTE names and columns): valid after `x.`. */
   private readonly declared = new Set<string>();
 
@@ -123,6 +152,45 @@ class Checker {
       node.text = type === "text" ? position : `CAST(${position} AS ${type})`;
     }
     return names;
+  }
+
+  /** Casts the noted date and timestamp values to timestamptz (after the placeholders have their final text). */
+  castTimestampOperands(): void {
+    for (const { parent, key } of this.timestampOperands) {
+      parent[key] = { type: "identifier", text: ` CAST((${showNode(parent[key]).trim()}) AS timestamptz) `, name: "" };
+    }
+  }
+
+  private noteTimestampComparison(n: Node): void {
+    if (n.type === "binary_expr" && typeof n.operator === "string" && COMPARISONS.has(n.operator)) {
+      if (isTimestamptzColumn(n.left) && this.isDateValued(n.right)) this.timestampOperands.push({ parent: n, key: "right" });
+      else if (isTimestamptzColumn(n.right) && this.isDateValued(n.left)) this.timestampOperands.push({ parent: n, key: "left" });
+    } else if (n.type === "between_expr" && isTimestamptzColumn(n.left)) {
+      for (const key of ["begin", "end"]) if (this.isDateValued(n[key])) this.timestampOperands.push({ parent: n, key });
+    }
+  }
+
+  /** Whether an expression is, by its form, a date or a timestamp without time zone. */
+  private isDateValued(node: Node | undefined): boolean {
+    switch (node?.type) {
+      case "date_literal":
+      case "timestamp_literal":
+        return true;
+      case "cast_operator_expr":
+        return DATE_OR_TIMESTAMP.has(castTypeName(node.right));
+      case "cast_expr":
+        return DATE_OR_TIMESTAMP.has(castTypeName(node.args?.expr?.dataType));
+      case "func_call":
+        return node.name?.type === "identifier" && DATE_VALUED_FUNCTIONS.has(identifierName(node.name));
+      case "paren_expr":
+        return this.isDateValued(node.expr);
+      case "binary_expr": // date ± days is a date, date or timestamp ± interval a timestamp
+        return (node.operator === "+" || node.operator === "-") && this.isDateValued(node.left);
+      case "parameter":
+        return DATE_OR_TIMESTAMP.has(this.parameterTypes?.get(String(node.text).slice(1)) ?? "");
+      default:
+        return false;
+    }
   }
 
   private collectDeclared(node: unknown): void {
@@ -251,6 +319,7 @@ class Checker {
     }
     if (n.type === "data_type_name") return this.castType(n);
     if (!ALLOWED_NODES.has(n.type)) throw new Refusal("FORBIDDEN_CLAUSE", `${n.type.replaceAll("_", " ")} is not allowed`);
+    this.noteTimestampComparison(n);
     for (const [key, value] of Object.entries(n)) if (key !== "range" && key !== "type") this.expr(value, scope);
   }
 
@@ -349,9 +418,10 @@ export function guardSql(sql: string, parameterTypes?: ParameterTypes): GuardRes
     }
     const checker = new Checker(statement, parameterTypes);
     checker.query(statement, new Set());
-    if (!parameterTypes) return { ok: true, sql: showNode(statement).trim(), bindsClinic: checker.bindsClinic };
-    const parameters = checker.numberPlaceholders();
-    return { ok: true, sql: showNode(statement).trim(), bindsClinic: checker.bindsClinic, parameters };
+    const parameters = parameterTypes ? checker.numberPlaceholders() : undefined;
+    checker.castTimestampOperands();
+    const checked = showNode(statement).trim();
+    return parameters ? { ok: true, sql: checked, bindsClinic: checker.bindsClinic, parameters } : { ok: true, sql: checked, bindsClinic: checker.bindsClinic };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, reason: error.reason, message: error.message };
     // Anything else the parser or walker throws (stack overflow included) is still a refusal.
