@@ -8,7 +8,6 @@ import { AppError } from "../lib/errors";
 import { accessTokens } from "./access-token";
 import type { RestRateLimits } from "./rate-limit";
 import type { RequestStates } from "./request-context";
-import { userRateLimit } from "./user-rate-limit";
 
 /** Who is calling: loaded from the database on every call, so deleted users and role changes apply at once. */
 export interface Actor {
@@ -52,19 +51,19 @@ async function loadActor(db: Db, userId: string, clinicId: string): Promise<Acto
  * call, so deleted users and role changes apply at once); the token plugin verifies, the
  * per-user limit counts the call.
  */
-export const authGuard = ({ db, clock, config, rateLimits, requests }: AuthGuardDeps) => {
-  const countCall = userRateLimit(rateLimits);
-  return new Elysia({ name: "auth-guard" }).use(accessTokens({ config, clock })).macro({
+export const authGuard = ({ db, clock, config, rateLimits, requests }: AuthGuardDeps) =>
+  new Elysia({ name: "auth-guard" }).use(accessTokens({ config, clock })).macro({
     auth: (roles: true | readonly Role[]) => ({
       async resolve({ request, verifyAccessToken, set }) {
         const { userId, clinicId } = await verifyAccessToken(bearerToken(request.headers.get("authorization")));
         const actor = await loadActor(db, userId, clinicId);
         if (!actor) throw new AppError("INVALID_TOKEN", "The access token's user no longer exists");
         requests.of(request).clinicId = actor.clinicId;
-        countCall(actor.userId, set.headers);
+        // Every signed-in call counts and carries the limit's headers (past it, 429 with
+        // Retry-After), before any role check, so refused calls count too.
+        Object.assign(set.headers, rateLimits.admitUserCall(actor.userId));
         if (roles !== true && !roles.includes(actor.role)) throw new AppError("FORBIDDEN", `This action needs the role ${roles.join(" or ")}`);
         return { actor };
       },
     }),
   });
-};
