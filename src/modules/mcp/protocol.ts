@@ -12,13 +12,7 @@ export function assertOriginAllowed(request: Request, allowed: readonly string[]
   const origin = request.headers.get("origin");
   if (!origin) return;
   const host = request.headers.get("host");
-  let originHost: string | undefined;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    originHost = undefined;
-  }
-  if ((host && originHost === host) || allowed.includes(origin)) return;
+  if ((host && URL.parse(origin)?.host === host) || allowed.includes(origin)) return;
   throw new AppError("ORIGIN_NOT_ALLOWED", `Origin ${origin} is not allowed`);
 }
 
