@@ -1,7 +1,7 @@
 import { Elysia, t, type TSchema } from "elysia";
 import type { AppContext } from "../../context";
 import { ErrorEnvelope, errorResponses } from "../../http/common-model";
-import { plainJsonSchema } from "../../http/json-schema";
+import { toolJsonSchema } from "../../http/json-schema";
 import { isConnectionError } from "../../lib/error-log";
 import { AppError, envelope } from "../../lib/errors";
 import { invokeTool, quotaHeaders } from "./invoke";
@@ -69,8 +69,8 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
             title: tool.title,
             description: tool.description,
             scope: tool.scope,
-            input_schema: plainJsonSchema(JSON.parse(JSON.stringify(tool.inputSchema))) as Record<string, unknown>,
-            output_schema: plainJsonSchema(JSON.parse(JSON.stringify(tool.outputSchema))) as Record<string, unknown>,
+            input_schema: toolJsonSchema(tool.inputSchema),
+            output_schema: toolJsonSchema(tool.outputSchema),
           })),
         };
       },
