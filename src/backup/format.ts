@@ -1,5 +1,5 @@
 import { KNOWN_MIGRATIONS } from "../db/client";
-import { sha256, type Snapshot, type TableCopy } from "./snapshot";
+import { quoteIdent, sha256, type Snapshot, type TableCopy } from "./snapshot";
 
 export const BACKUP_FORMAT = "vet-clinic-backup";
 export const BACKUP_FORMAT_VERSION = 1;
@@ -68,9 +68,7 @@ export function backupScript(snapshot: Snapshot, manifest: BackupManifest): Uint
   ].join("\n");
   const parts: Uint8Array[] = [encoder.encode(`${head}\n`)];
   for (const table of snapshot.tables) {
-    parts.push(encoder.encode(`COPY public."${table.name.replaceAll('"', '""')}" (${table.columns.map((c) => `"${c.replaceAll('"', '""')}"`).join(", ")}) FROM stdin;\n`));
-    parts.push(table.data);
-    parts.push(encoder.encode("\\.\n"));
+    parts.push(encoder.encode(`COPY public.${quoteIdent(table.name)} (${table.columns.map(quoteIdent).join(", ")}) FROM stdin;\n`), table.data, encoder.encode("\\.\n"));
   }
   parts.push(encoder.encode(`${END_MARKER}\n`));
   return Bun.gzipSync(Buffer.concat(parts));

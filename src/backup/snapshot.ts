@@ -19,7 +19,7 @@ export interface Snapshot {
 
 export type Progress = (line: string) => void;
 
-const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 const lineCount = (data: Uint8Array) => data.reduce((n, byte) => n + (byte === 10 ? 1 : 0), 0);
 

@@ -30,13 +30,10 @@ function prepareEmbeddedTarget(config: Config, force: boolean, clock: Clock): st
   return aside;
 }
 
-
 /** `vet-clinic backup`: one backup of the embedded database now, while no server runs. */
 export async function backupCommand(config: Config, clock: Clock): Promise<BackupSidecar> {
   if (config.databaseUrl) throw new Error("backup works on the embedded database; back up PostgreSQL with pg_dump or your provider's backups");
-  return withDatabase({ dataDir: config.dataDir, migrate: true }, async (database) => {
-    return new BackupStore(database, clock, config.backup).backupNow();
-  });
+  return withDatabase({ dataDir: config.dataDir, migrate: true }, (database) => new BackupStore(database, clock, config.backup).backupNow());
 }
 
 /** `vet-clinic restore FILE [--force]`: checks the file, then loads it into the configured database. */
@@ -48,12 +45,8 @@ export async function restoreCommand(config: Config, clock: Clock, file: string,
   process.stderr.write(`checking ${basename(path)}${sidecar ? " against its manifest" : " (no .manifest.json beside it: checking the manifest inside)"}\n`);
   const { manifest, snapshot } = readBackup(readFileSync(path), sidecar);
   process.stderr.write(`backup of ${manifest.created_at}, schema ${manifest.schema_version} (${manifest.schema_tag}), ${manifest.tables.reduce((n, t) => n + t.rows, 0)} rows: checksums verified\n`);
-  let aside: string | null = null;
-  if (config.databaseUrl) {
-    if (force) throw new Error("--force replaces an embedded data directory only; for PostgreSQL, restore into an empty database you create");
-  } else {
-    aside = prepareEmbeddedTarget(config, force, clock);
-  }
+  if (config.databaseUrl && force) throw new Error("--force replaces an embedded data directory only; for PostgreSQL, restore into an empty database you create");
+  const aside = config.databaseUrl ? null : prepareEmbeddedTarget(config, force, clock);
   await withDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }, (database) => loadSnapshot(database, snapshot, progress));
   return `restored ${basename(path)} into ${config.databaseUrl ? redactUrl(config.databaseUrl) : embeddedDir(config)}${aside ? ` (the previous database was moved to ${aside})` : ""}`;
 }

@@ -41,10 +41,7 @@ PORT (3000), HOST, JWT_SECRET, LOG_LEVEL, QUOTA_FLUSH_MS, QUERY_TIMEOUT_MS, QUER
 BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6h…), BACKUP_KEEP (7).`;
 
 /** The configured database, migrated, for one command. */
-const withConfiguredDatabase = <T>(work: (database: Database) => Promise<T>): Promise<T> => {
-  const config = loadConfig();
-  return withDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes, migrate: true }, work);
-};
+const withConfiguredDatabase = <T>(work: (database: Database) => Promise<T>): Promise<T> => withDatabase({ ...loadConfig(), migrate: true }, work);
 
 /** One line from standard input (a prompt goes to stderr when it is a terminal). */
 async function readPasswordLine(): Promise<string> {
@@ -121,8 +118,9 @@ export async function runCli(argv: string[]): Promise<void> {
     }
     case "backup": {
       const { backupCommand } = await import("./data");
-      const taken = await backupCommand(loadConfig(), systemClock);
-      return void console.log(`backup written: ${taken.file} (${taken.size_bytes} bytes, sha256 ${taken.sha256}) in ${loadConfig().backup.dir}`);
+      const config = loadConfig();
+      const taken = await backupCommand(config, systemClock);
+      return void console.log(`backup written: ${taken.file} (${taken.size_bytes} bytes, sha256 ${taken.sha256}) in ${config.backup.dir}`);
     }
     case "restore": {
       const file = positionals[1];

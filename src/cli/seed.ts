@@ -1,11 +1,11 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { alerts, clinics, folioCounters, refreshTokens, invoiceItems, invoices, patients, payments, refunds, taxDocuments, tutors, users, visits } from "../db/schema";
+import { alerts, clinics, folioCounters, invoiceItems, invoices, patients, payments, refunds, taxDocuments, tutors, users, visits } from "../db/schema";
 import { DAY, HOUR, MINUTE, type Clock } from "../lib/clock";
 import { newId, randomAlphanumeric } from "../lib/crypto";
 import { createKey } from "../modules/mcp-keys/service";
 import { register } from "../modules/auth/service";
-import { hashPassword } from "../modules/users/service";
+import { hashPassword, revokeAllSessions } from "../modules/users/service";
 import { createReport } from "../modules/mcp-reports/service";
 import { reportTemplates } from "../modules/mcp-reports/templates";
 import { taxFor } from "../lib/money";
@@ -38,9 +38,6 @@ function prng(seed: number) {
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
   return { next, int, pick };
 }
-
-export const rutFor = formatRut;
-
 
 export const DEMO_DOMAIN = "demo.vetclinic.cl";
 const DEMO_CLINIC = "Clínica Veterinaria Los Aromos";
@@ -125,7 +122,7 @@ async function reuseDemo(database: Database, clock: Clock, clinicId: string): Pr
     const [user] = await database.db.update(users).set({ password_hash: await hashPassword(password), updated_at: now }).where(and(eq(users.email, person.email), isNull(users.deleted_at))).returning({ id: users.id });
     if (!user) continue;
     ownerId ??= user.id;
-    await database.db.update(refreshTokens).set({ revoked_at: now }).where(and(eq(refreshTokens.user_id, user.id), isNull(refreshTokens.revoked_at)));
+    await revokeAllSessions({ db: database.db, clock }, user.id);
     logins.push({ role: person.role, name: person.name, email: person.email, password });
   }
   const key = await createKey({ db: database.db, clock }, clinicId, ownerId, { name: `Demo assistant ${now.toISOString().slice(0, 16)}`, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
@@ -171,7 +168,7 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
       name,
       email: `${name.split(" ")[0]!.toLowerCase()}.${i}@correo.cl`.normalize("NFD").replace(/[\u0300-\u036f]/g, ""),
       phone: `+569${r.int(10_000_000, 99_999_999)}`,
-      national_id: rutFor(r.int(8_000_000, 24_000_000)),
+      national_id: formatRut(r.int(8_000_000, 24_000_000)),
       address: `${r.pick(STREETS)} ${r.int(100, 4_999)}, Santiago`,
       notes: null,
     };
@@ -257,7 +254,7 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
       const folio = ++folios[docType];
       documentRows.push({
         ...stamp(emitted), id: newId(), invoice_id: invoiceId, doc_type: docType, folio, currency: "CLP", net_amount: net, tax_amount: tax, total_amount: total, issued_at: emitted,
-        receiver_rut: docType === 33 ? rutFor(r.int(76_000_000, 77_999_999)) : null, receiver_name: docType === 33 ? `${r.pick(LAST)} SpA` : null,
+        receiver_rut: docType === 33 ? formatRut(r.int(76_000_000, 77_999_999)) : null, receiver_name: docType === 33 ? `${r.pick(LAST)} SpA` : null,
       });
     }
   }

@@ -168,10 +168,7 @@ async function openPglite(client: PGlite, kind: DatabaseKind, location: string):
     kind,
     location,
     migrate: (upTo) => applyMigrations(db, upTo),
-    async query<T>(text: string, params: unknown[] = []) {
-      const result = await client.query(text, params);
-      return result.rows as T[];
-    },
+    query: async <T>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as T[],
     copyTransaction: (mode, work) =>
       client.transaction(async (tx) => {
         if (mode === "snapshot") await tx.query(SNAPSHOT_MODE);
@@ -294,9 +291,7 @@ async function openPostgres(url: string, poolSizes: PoolSizes): Promise<Database
         reserved.release();
       }
     },
-    async query<T>(text: string, params: unknown[] = []) {
-      return (await client.unsafe(text, params as never[])) as unknown as T[];
-    },
+    query: async <T>(text: string, params: unknown[] = []) => (await client.unsafe(text, params as never[])) as unknown as T[],
     copyTransaction: (mode, work) =>
       client.begin(async (sql) => {
         if (mode === "snapshot") await sql.unsafe(SNAPSHOT_MODE);

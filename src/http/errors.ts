@@ -65,12 +65,7 @@ export const errorHandler = (logger: Logger, states: RequestStates) =>
       logger.warn("database unavailable", { request_id: state.id, method: request.method, path, ...loggableError(error) });
     }
     if (appError.code === "INTERNAL_ERROR") {
-      logger.error("unhandled error", {
-        request_id: state.id,
-        method: request.method,
-        path,
-        ...loggableError(error),
-      });
+      logger.error("unhandled error", { request_id: state.id, method: request.method, path, ...loggableError(error) });
     }
     const headers: Record<string, string> = {
       "content-type": "application/json; charset=utf-8",

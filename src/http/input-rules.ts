@@ -76,9 +76,9 @@ export class DeclaredQueries {
     }
   }
 
-  unknownNames(method: string, route: string, query: Record<string, unknown>): string[] {
+  unknownNames(method: string, route: string, query: Record<string, unknown> | undefined): string[] {
     const declared = this.byRoute.get(`${method} ${route}`) ?? this.byRoute.get(`ALL ${route}`);
-    if (!declared) return [];
+    if (!query || !declared) return [];
     return Object.keys(query).filter((name) => !declared.has(name));
   }
 }
@@ -99,7 +99,7 @@ export const inputRules = (declared: DeclaredQueries) =>
     collectTextProblems(params, "params", fields);
     collectTextProblems(body, "body", fields);
     if (fields.length) throw AppError.validation(fields, "The request holds text the service does not accept");
-    const unknown = unknownQuery(declared, request.method, route, query);
+    const unknown = declared.unknownNames(request.method, route, query);
     if (unknown.length) {
       throw AppError.validation(
         unknown.map((name) => ({ path: `query.${name}`, message: "Unknown query parameter" })),
@@ -107,8 +107,3 @@ export const inputRules = (declared: DeclaredQueries) =>
       );
     }
   });
-
-function unknownQuery(declared: DeclaredQueries, method: string, route: string, query: Record<string, unknown> | undefined): string[] {
-  if (!query || !route) return [];
-  return declared.unknownNames(method, route, query);
-}

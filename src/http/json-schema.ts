@@ -28,3 +28,5 @@ export function plainJsonSchema(schema: unknown): unknown {
   return out;
 }
 
+/** A tool's TypeBox schema as the plain JSON Schema its clients see (copied without TypeBox's own symbols). */
+export const toolJsonSchema = (schema: object) => plainJsonSchema(JSON.parse(JSON.stringify(schema))) as { type: "object"; [k: string]: unknown };

@@ -30,11 +30,6 @@ export const orderQueryField = {
 };
 
 type CursorRequest = Extract<PageRequest, { kind: "cursor" }>;
-interface CursorEnvelope<View> {
-  data: View[];
-  next_cursor: string | null;
-  has_more: boolean;
-}
 interface OffsetEnvelope<View> {
   data: View[];
   total_count: number;
@@ -79,7 +74,7 @@ export class Paginator {
    * The envelope of a page a service fetched, in the form it was asked for; `view` shapes each
    * row, and the next cursor holds the last row's sort values.
    */
-  private respond<Row, View>(request: PageRequest, page: Page<Row>, keys: Keyset<Row>, view: (row: Row) => View): CursorEnvelope<View> | OffsetEnvelope<View> {
+  private respond<Row, View>(request: PageRequest, page: Page<Row>, keys: Keyset<Row>, view: (row: Row) => View): CursorPageBody<View> | OffsetEnvelope<View> {
     if (request.kind === "offset") return { data: page.rows.map(view), total_count: page.total ?? 0, limit: request.limit, offset: request.offset };
     const hasMore = page.rows.length > request.limit;
     const rows = hasMore ? page.rows.slice(0, request.limit) : page.rows;
@@ -89,8 +84,8 @@ export class Paginator {
   }
 
   /** A list route in one call: the page the query asks for, fetched by `fetch`, shaped by `view`. */
-  async list<Row, View>(query: { limit?: number; cursor?: string; offset?: undefined; order?: "asc" | "desc" }, keys: Keyset<Row>, fetch: (page: CursorRequest) => Promise<Page<Row>>, view: (row: Row) => View): Promise<CursorEnvelope<View>>;
-  async list<Row, View>(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset<Row>, fetch: (page: PageRequest) => Promise<Page<Row>>, view: (row: Row) => View): Promise<CursorEnvelope<View> | OffsetEnvelope<View>>;
+  async list<Row, View>(query: { limit?: number; cursor?: string; offset?: undefined; order?: "asc" | "desc" }, keys: Keyset<Row>, fetch: (page: CursorRequest) => Promise<Page<Row>>, view: (row: Row) => View): Promise<CursorPageBody<View>>;
+  async list<Row, View>(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset<Row>, fetch: (page: PageRequest) => Promise<Page<Row>>, view: (row: Row) => View): Promise<CursorPageBody<View> | OffsetEnvelope<View>>;
   async list<Row, View>(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset<Row>, fetch: (page: any) => Promise<Page<Row>>, view: (row: Row) => View) {
     const page = this.request(query, keys);
     return this.respond(page, await fetch(page), keys, view);

@@ -1,5 +1,5 @@
 import { AppError } from "../lib/errors";
-import type { Clock } from "../lib/clock";
+import { MINUTE, type Clock } from "../lib/clock";
 import { SlidingWindowLog } from "../lib/sliding-window";
 import type { RestLimits } from "../config";
 
@@ -8,8 +8,6 @@ export interface RateLimitHeaders {
   "x-ratelimit-remaining": string;
   "x-ratelimit-reset": string;
 }
-
-const MINUTE = 60_000;
 
 const headersOf = (limit: number, remaining: number, resetAtMs: number): RateLimitHeaders => ({
   "x-ratelimit-limit": String(limit),

@@ -1,3 +1,6 @@
+import type { Static } from "elysia";
+import type { ErrorEnvelope } from "../http/common-model";
+
 /**
  * The one error type services throw. Each error code has one status and one
  * snake_case `error` name, so a service names only the code and the envelope follows.
@@ -81,17 +84,9 @@ export class AppError extends Error {
   }
 }
 
-export interface ErrorEnvelope {
-  error: string;
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-  request_id: string;
-  retry_after?: number;
-}
-
-export function envelope(err: AppError, requestId: string): ErrorEnvelope {
-  const body: ErrorEnvelope = { error: err.error, code: err.code, message: err.message, request_id: requestId };
+/** The one error envelope, as the API documents it (http/common-model). */
+export function envelope(err: AppError, requestId: string): Static<typeof ErrorEnvelope> {
+  const body: Static<typeof ErrorEnvelope> = { error: err.error, code: err.code, message: err.message, request_id: requestId };
   if (err.details) body.details = err.details;
   // The burst refusal carries retry_after at the top level too (as the MCP limits require).
   if (err.code === "BURST_LIMIT_EXCEEDED" && typeof err.details?.retry_after === "number") {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { demoBlock, rutFor, seedDemo, type DemoResult } from "../../src/cli/seed";
+import { demoBlock, seedDemo, type DemoResult } from "../../src/cli/seed";
+import { formatRut } from "../../src/lib/rut";
 import type { SessionView } from "../../src/modules/auth/model";
 import type { ClinicContextResult } from "../../src/modules/mcp/tools/clinic-context";
 import { createTestApp, type TestApp } from "../helpers/app";
@@ -44,10 +45,10 @@ test("SII folios run from 1 without gaps per document type; RUTs carry valid che
   const ruts = await rows<{ national_id: string }>("select national_id from tutors where clinic_id = $1");
   for (const { national_id } of ruts) {
     const body = Number(national_id.split("-")[0]!.replaceAll(".", ""));
-    expect(rutFor(body)).toBe(national_id);
+    expect(formatRut(body)).toBe(national_id);
   }
-  expect(rutFor(12_345_678)).toBe("12.345.678-5");
-  expect(rutFor(11_111_111)).toBe("11.111.111-1");
+  expect(formatRut(12_345_678)).toBe("12.345.678-5");
+  expect(formatRut(11_111_111)).toBe("11.111.111-1");
 });
 
 test("every demo login works with its own password, and the clinic carries a plausible issuer", async () => {

@@ -1,7 +1,7 @@
 import { Elysia, t, type TSchema } from "elysia";
 import type { AppContext } from "../../context";
 import { ErrorEnvelope, errorResponses } from "../../http/common-model";
-import { plainJsonSchema } from "../../http/json-schema";
+import { toolJsonSchema } from "../../http/json-schema";
 import { isConnectionError } from "../../lib/error-log";
 import { AppError, envelope } from "../../lib/errors";
 import { invokeTool, quotaHeaders } from "./invoke";
@@ -39,6 +39,11 @@ function unavailableJsonRpc(body: unknown, requestId: string): Response {
   });
 }
 
+/** The answer to GET and DELETE /mcp: 405, naming POST. */
+function methodNotAllowed(why: string): never {
+  throw new AppError("METHOD_NOT_ALLOWED", `This MCP endpoint is stateless: ${why}`, undefined, { allow: "POST" });
+}
+
 /** The MCP surface: tool lists and invocation with per-clinic API keys, and real MCP at POST /mcp. */
 export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext) =>
   new Elysia({ prefix: "/mcp", tags: ["mcp"] as never })
@@ -64,8 +69,8 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
             title: tool.title,
             description: tool.description,
             scope: tool.scope,
-            input_schema: plainJsonSchema(JSON.parse(JSON.stringify(tool.inputSchema))) as Record<string, unknown>,
-            output_schema: plainJsonSchema(JSON.parse(JSON.stringify(tool.outputSchema))) as Record<string, unknown>,
+            input_schema: toolJsonSchema(tool.inputSchema),
+            output_schema: toolJsonSchema(tool.outputSchema),
           })),
         };
       },
@@ -116,17 +121,5 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
       },
     )
     // Not operations: they only say that this endpoint takes POST (so they stay out of the document).
-    .get(
-      "/",
-      () => {
-        throw new AppError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: POST JSON-RPC messages", undefined, { allow: "POST" });
-      },
-      { detail: { hide: true } },
-    )
-    .delete(
-      "/",
-      () => {
-        throw new AppError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: there is no session to delete", undefined, { allow: "POST" });
-      },
-      { detail: { hide: true } },
-    );
+    .get("/", () => methodNotAllowed("POST JSON-RPC messages"), { detail: { hide: true } })
+    .delete("/", () => methodNotAllowed("there is no session to delete"), { detail: { hide: true } });

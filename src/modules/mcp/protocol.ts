@@ -1,7 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { plainJsonSchema } from "../../http/json-schema";
+import { toolJsonSchema } from "../../http/json-schema";
 import { AppError } from "../../lib/errors";
 import { invokeTool } from "./invoke";
 import type { McpRuntime } from "./runtime";
@@ -12,17 +12,9 @@ export function assertOriginAllowed(request: Request, allowed: readonly string[]
   const origin = request.headers.get("origin");
   if (!origin) return;
   const host = request.headers.get("host");
-  let originHost: string | undefined;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    originHost = undefined;
-  }
-  if ((host && originHost === host) || allowed.includes(origin)) return;
+  if ((host && URL.parse(origin)?.host === host) || allowed.includes(origin)) return;
   throw new AppError("ORIGIN_NOT_ALLOWED", `Origin ${origin} is not allowed`);
 }
-
-const asJsonSchema = (schema: object) => plainJsonSchema(JSON.parse(JSON.stringify(schema))) as { type: "object"; [k: string]: unknown };
 
 /** A tools/call the SDK would accept as it is: one request, nothing to negotiate. */
 interface PlainToolCall {
@@ -86,8 +78,8 @@ export async function handleMcpRequest(runtime: McpRuntime, request: Request, pa
       name: tool.name,
       title: tool.title,
       description: `${tool.description} (scope: ${tool.scope})`,
-      inputSchema: asJsonSchema(tool.inputSchema),
-      outputSchema: asJsonSchema(tool.outputSchema),
+      inputSchema: toolJsonSchema(tool.inputSchema),
+      outputSchema: toolJsonSchema(tool.outputSchema),
       annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     })),
   }));

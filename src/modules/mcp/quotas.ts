@@ -20,17 +20,17 @@ export type QuotaDecision =
   | { admitted: false; reason: "burst"; limitPerMinute: number; retryAfterSeconds: number; limit: number; remaining: number; resetAt: Date }
   | { admitted: false; reason: "daily"; limit: number; remaining: 0; resetAt: Date };
 
+export interface QuotaDelta {
+  counter: DayCounter;
+  delta: number;
+}
+
 /**
  * MCP quotas in process: a daily count per key and UTC day, and a true sliding-window burst
  * cap. `admit` is synchronous, so within one process the check-and-consume is exact under
  * any concurrency. Counts reach the database as deltas (`count = count + delta`), and each
  * flush adopts the database total, so instances sharing a database converge.
  */
-export interface QuotaDelta {
-  counter: DayCounter;
-  delta: number;
-}
-
 export class QuotaBook {
   private readonly counters = new Map<string, DayCounter>();
   private readonly loading = new Map<string, Promise<void>>();

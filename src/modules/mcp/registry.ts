@@ -43,23 +43,6 @@ export interface RegisteredTool extends ToolDefinition {
 /** A tool with its input check compiled once. */
 export const registered = (tool: ToolDefinition): RegisteredTool => ({ ...tool, check: TypeCompiler.Compile(tool.inputSchema) });
 
-/** The one list of tools, used by `/mcp/tools`, `/mcp/tools/{tool}/invoke` and `POST /mcp`. */
-export class ToolRegistry {
-  private readonly tools = new Map<string, RegisteredTool>();
-
-  constructor(definitions: ToolDefinition[]) {
-    for (const tool of definitions) this.tools.set(tool.name, registered(tool));
-  }
-
-  get(name: string): RegisteredTool | undefined {
-    return this.tools.get(name);
-  }
-
-  list(): ToolDefinition[] {
-    return [...this.tools.values()];
-  }
-}
-
 /** Validates a tool's input; refusals are 422 with the fields named. */
 export function validateInput(tool: RegisteredTool, input: unknown): void {
   if (tool.check.Check(input)) return;

@@ -5,12 +5,11 @@ import { apiKeys } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
 import { loggableError } from "../../lib/error-log";
 import type { Logger } from "../../lib/logger";
-import { ApiKeyDirectory } from "../mcp-keys/directory";
+import { ApiKeyDirectory, type KeyPrincipal } from "../mcp-keys/directory";
 import { QuotaBook } from "./quotas";
-import type { KeyPrincipal } from "../mcp-keys/directory";
 import { ReportCatalog } from "./report-catalog";
 import { SqlEngine } from "./sql-guard/engine";
-import { ToolRegistry, type RegisteredTool, type ToolDefinition } from "./registry";
+import { registered, type RegisteredTool, type ToolDefinition } from "./registry";
 import { UsageLog } from "./usage-log";
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -31,7 +30,8 @@ export class McpRuntime {
   readonly keys: ApiKeyDirectory;
   readonly quotas: QuotaBook;
   readonly usage: UsageLog;
-  readonly registry: ToolRegistry;
+  /** The built-in tools by name, used by `/mcp/tools`, `/mcp/tools/{tool}/invoke` and `POST /mcp`. */
+  readonly registry: ReadonlyMap<string, RegisteredTool>;
   readonly reports: ReportCatalog;
   readonly sql: SqlEngine;
   readonly ready: Promise<void>;
@@ -44,7 +44,7 @@ export class McpRuntime {
     this.keys = new ApiKeyDirectory(deps.database, deps.clock, deps.logger);
     this.quotas = new QuotaBook(deps.database.db, deps.clock);
     this.usage = new UsageLog((reason) => deps.logger.warn("usage rows dropped", { reason, dropped_total: this.usage.dropped }));
-    this.registry = new ToolRegistry(deps.tools);
+    this.registry = new Map(deps.tools.map((tool) => [tool.name, registered(tool)]));
     this.reports = new ReportCatalog(deps.database);
     this.sql = new SqlEngine(deps.database, deps.config);
     // Without the listener the key cache stays off (every call reads the key), so `ready` never fails.
@@ -62,7 +62,7 @@ export class McpRuntime {
    */
   async toolsFor(key: KeyPrincipal): Promise<ToolDefinition[]> {
     const reports = await this.reports.forClinic(key.clinicId);
-    return [...this.registry.list(), ...reports].filter((tool) => key.scopes.includes(tool.scope));
+    return [...this.registry.values(), ...reports].filter((tool) => key.scopes.includes(tool.scope));
   }
 
   /** A built-in tool or one of the key's clinic's saved reports, by name, whatever its scope. */

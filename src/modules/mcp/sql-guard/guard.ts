@@ -73,6 +73,7 @@ function nestingDepth(sql: string): number {
 }
 
 const showNode = (node: Node): string => show(node as Parameters<typeof show>[0]);
+const isQuery = (node: Node | undefined): boolean => node?.type === "select_stmt" || node?.type === "compound_select_stmt";
 
 /** Column names that are timestamptz in every readable table that has them (created_at, paid_at…). */
 const TIMESTAMPTZ_COLUMNS: ReadonlySet<string> = new Set(
@@ -233,9 +234,7 @@ class Checker {
     for (const cte of clause.tables.items as Node[]) {
       if (cte.type !== "common_table_expr") throw new Refusal("FORBIDDEN_CLAUSE", `${cte.type} is not allowed in WITH`);
       const body = cte.expr?.type === "paren_expr" ? cte.expr.expr : cte.expr;
-      if (!body || !["select_stmt", "compound_select_stmt"].includes(body.type)) {
-        throw new Refusal("FORBIDDEN_CLAUSE", "Data-modifying CTEs are not allowed: a CTE must be a SELECT");
-      }
+      if (!isQuery(body)) throw new Refusal("FORBIDDEN_CLAUSE", "Data-modifying CTEs are not allowed: a CTE must be a SELECT");
       this.query(body, new Set(visible));
       visible.add(identifierName(cte.table));
     }
@@ -261,11 +260,11 @@ class Checker {
         if (node.specification) this.expr(node.specification, scope);
         return node;
       case "paren_expr":
-        if (["select_stmt", "compound_select_stmt"].includes(node.expr.type)) this.query(node.expr, scope);
+        if (isQuery(node.expr)) this.query(node.expr, scope);
         else node.expr = this.from(node.expr, scope);
         return node;
       case "lateral_derived_table":
-        if (node.expr.type === "paren_expr" && ["select_stmt", "compound_select_stmt"].includes(node.expr.expr?.type)) this.query(node.expr, scope);
+        if (node.expr.type === "paren_expr" && isQuery(node.expr.expr)) this.query(node.expr, scope);
         else node.expr = this.from(node.expr, scope);
         return node;
       case "func_call": {
@@ -299,7 +298,7 @@ class Checker {
     if (!node || typeof node !== "object") return;
     if (Array.isArray(node)) return node.forEach((n) => this.expr(n, scope));
     const n = node as Node;
-    if (["select_stmt", "compound_select_stmt"].includes(n.type)) return this.query(n, scope);
+    if (isQuery(n)) return this.query(n, scope);
     if (n.type === "parameter") {
       if (!this.parameterTypes) throw new Refusal("FORBIDDEN_CLAUSE", "Query parameters are not allowed; write values inline");
       if (!/^:[a-z][a-z0-9_]*$/.test(String(n.text))) throw new Refusal("FORBIDDEN_CLAUSE", `Placeholder ${n.text} is not allowed; write :name in lower-case snake_case`);
@@ -413,9 +412,7 @@ export function guardSql(sql: string, parameterTypes?: ParameterTypes): GuardRes
     if (statements.length === 0) throw new Refusal("PARSE_ERROR", "The statement is empty");
     if (statements.length > 1) throw new Refusal("MULTIPLE_STATEMENTS", "Send exactly one statement");
     const statement = statements[0]!;
-    if (!["select_stmt", "compound_select_stmt"].includes(statement.type)) {
-      throw new Refusal("NOT_A_SELECT", `A ${statement.type.replace(/_stmt$/, "").replaceAll("_", " ")} statement is not a read-only query`);
-    }
+    if (!isQuery(statement)) throw new Refusal("NOT_A_SELECT", `A ${statement.type.replace(/_stmt$/, "").replaceAll("_", " ")} statement is not a read-only query`);
     const checker = new Checker(statement, parameterTypes);
     checker.query(statement, new Set());
     const parameters = parameterTypes ? checker.numberPlaceholders() : undefined;

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { t, type TSchema } from "elysia";
-import type { ReportParameter, mcpReports } from "../../../db/schema";
+import type { ReportParameter, ReportParameterType, mcpReports } from "../../../db/schema";
 import { AppError } from "../../../lib/errors";
 import { timestampProblem } from "../../../lib/time";
 import type { SqlEngine } from "../sql-guard/engine";
@@ -15,27 +15,15 @@ const INT4_MIN = -2_147_483_648;
 const INT4_MAX = 2_147_483_647;
 const DEFAULT_STRING_MAX = 1000;
 
+const SQL_TYPES: Record<ReportParameterType, string> = { string: "text", integer: "bigint", number: "numeric", boolean: "boolean", date: "date", timestamp: "timestamptz" };
+
 /**
  * The PostgreSQL type a placeholder's value is cast to. An integer is `integer` when its declared
  * bounds fit in one (so date arithmetic and make_interval take it as is), otherwise `bigint`.
  */
-export function sqlTypeOf(parameter: ReportParameter): string {
-  switch (parameter.type) {
-    case "string":
-      return "text";
-    case "integer": {
-      const { min, max } = parameter;
-      return min !== undefined && max !== undefined && min >= INT4_MIN && max <= INT4_MAX ? "integer" : "bigint";
-    }
-    case "number":
-      return "numeric";
-    case "boolean":
-      return "boolean";
-    case "date":
-      return "date";
-    case "timestamp":
-      return "timestamptz";
-  }
+export function sqlTypeOf({ type, min, max }: ReportParameter): string {
+  if (type === "integer" && min !== undefined && max !== undefined && min >= INT4_MIN && max <= INT4_MAX) return "integer";
+  return SQL_TYPES[type];
 }
 
 export const parameterTypes = (parameters: ReportParameter[]) => new Map(parameters.map((p) => [p.name, sqlTypeOf(p)]));
