@@ -4,6 +4,12 @@ import type { Logger } from "../lib/logger";
 
 /** How often the service looks for tables whose statistics went stale. */
 export const STATISTICS_INTERVAL_MS = 5 * 60_000;
+/**
+ * The first look waits this long after listening: the embedded database runs one statement at a
+ * time, and a start-up pass would hold back the first requests (and /ready) by tens of
+ * milliseconds, or by seconds when it analyzes a large table.
+ */
+const FIRST_PASS_DELAY_MS = 1_000;
 
 /**
  * A table is stale when it was never analyzed, or when more rows changed since its last ANALYZE
@@ -20,11 +26,12 @@ const STALE_TABLES = `
  * Keeps the planner's table statistics fresh. Without them (PGlite has no autovacuum, a seed or a
  * restore never runs ANALYZE, and many servers run with autovacuum off) the planner guesses row
  * counts, and a join through the clinic-scoped views that MCP queries read becomes a nested loop
- * several times slower than the same join on the base tables. Runs once at start and then every
+ * several times slower than the same join on the base tables. Runs soon after start and then every
  * few minutes; ANALYZE reads a sample, so a pass over fresh tables costs one catalogue query.
  */
 export class PlannerStatistics {
   private timer: ReturnType<typeof setInterval> | undefined;
+  private firstPass: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<string[]> | undefined;
 
   constructor(
@@ -38,15 +45,17 @@ export class PlannerStatistics {
     return this.running;
   }
 
-  /** A first pass now (in the background) and one every interval; failures are logged, never thrown. */
+  /** A first pass a moment after start (in the background), then one every interval; failures are logged, never thrown. */
   start(intervalMs = STATISTICS_INTERVAL_MS): void {
     const pass = () => void this.refresh().catch((error) => this.logger.warn("planner statistics refresh failed", loggableError(error)));
-    pass();
+    this.firstPass = setTimeout(pass, FIRST_PASS_DELAY_MS);
     this.timer = setInterval(pass, intervalMs);
+    this.firstPass.unref?.();
     this.timer.unref?.();
   }
 
   async stop(): Promise<void> {
+    clearTimeout(this.firstPass);
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => {});
