@@ -84,6 +84,25 @@ describe("defence in depth: the executor alone, handed malicious SQL", () => {
     expect(mine.rows).toEqual([{ n: 2 }]);
   });
 
+  test("a condition that errors on another clinic's row never meets one (row-level security runs first)", async () => {
+    // Division by zero only on clinic B's row: had the condition run before the clinic filter,
+    // the error would tell the attacker that row exists.
+    for (const sql of [
+      `SELECT count(*) AS n FROM ${VIEW_SCHEMA}.tutors WHERE 1 / (CASE WHEN name = 'Only In B' THEN 0 ELSE 1 END) = 1`,
+      `SELECT count(*) AS n FROM ${VIEW_SCHEMA}.tutors t JOIN ${VIEW_SCHEMA}.patients p ON p.tutor_id = t.id WHERE 1 / (CASE WHEN t.name = 'Only In B' THEN 0 ELSE 1 END) = 1 OR true`,
+    ]) {
+      const result = await direct(sql);
+      expect(result.rows.length, sql).toBe(1);
+    }
+  });
+
+  test("the base tables' granted columns show the reader only the clinic's live rows", async () => {
+    const [expected] = await database.query<{ n: number }>(`SELECT count(*)::int AS n FROM tutors WHERE clinic_id = '${CLINIC_A}' AND deleted_at IS NULL`);
+    const result = await direct("SELECT count(*)::int AS n, count(*) FILTER (WHERE name = 'Only In B')::int AS b FROM public.tutors");
+    expect(result.rows).toEqual([{ n: expected!.n, b: 0 }]);
+    await expect(direct("SELECT deleted_at FROM public.tutors")).rejects.toMatchObject({ code: "QUERY_FAILED" });
+  });
+
   test("statistics views show the reader nothing of other tenants", async () => {
     await database.query("ANALYZE tutors");
     const result = await direct("SELECT count(*) AS n FROM pg_stats WHERE tablename = 'tutors'");
