@@ -23,6 +23,7 @@ const { context } = createApp({
     maxBodyBytes: 1024 * 1024, mcpAllowedOrigins: [], corsOrigins: [], limits: DEFAULT_LIMITS,
     backup: { dir: "/nonexistent/backups", intervalMs: null, keep: 7 },
     poolSizes: { main: 10, query: 4 },
+    memorySoftLimitMb: 0,
   },
 });
 mkdirSync(dirname(out), { recursive: true });

@@ -29,6 +29,8 @@ export interface Config {
   backup: BackupSettings;
   /** PostgreSQL connections per instance: the service's own, and query_database's. */
   poolSizes: PoolSizes;
+  /** Resident memory above which the served process runs a full collection (0: never). */
+  memorySoftLimitMb: number;
 }
 
 /** The REST rate limits; tests lower or raise them. */
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     mcpAllowedOrigins: listFrom(env.MCP_ALLOWED_ORIGINS),
     corsOrigins: listFrom(env.CORS_ORIGINS),
     poolSizes: { main: intFrom(env, "DATABASE_POOL_SIZE", 10, 1), query: intFrom(env, "QUERY_POOL_SIZE", 4, 1) },
+    memorySoftLimitMb: intFrom(env, "MEMORY_SOFT_LIMIT_MB", 384),
     backup: { dir: resolve(env.BACKUP_DIR || join(dataDir, "backups")), intervalMs: backupIntervalFrom(env.BACKUP_INTERVAL), keep: intFrom(env, "BACKUP_KEEP", 7, 1) },
   };
 }

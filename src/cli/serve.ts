@@ -3,6 +3,7 @@ import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { createLogger } from "../lib/logger";
+import { MemoryGovernor } from "../lib/memory-governor";
 import { MigrationFailedError } from "./startup-errors";
 
 /** How long shutdown waits for in-flight requests before closing anyway. */
@@ -39,6 +40,7 @@ export async function serve(options: { onListening?: (baseUrl: string) => void }
   phases.end("migrations");
   const { app, context } = createApp({ database, config, clock: systemClock, logger });
   phases.end("app");
+  const memory = new MemoryGovernor({ limitBytes: config.memorySoftLimitMb * 1024 * 1024 });
   // Installed before listening, so a signal that arrives as soon as "listening" is printed is handled.
   let stopping = false;
   const stop = async (signal: string) => {
@@ -53,6 +55,7 @@ export async function serve(options: { onListening?: (baseUrl: string) => void }
       logger.warn("in-flight requests did not finish in time; closing", { timeout_ms: DRAIN_TIMEOUT_MS });
       await app.stop(true);
     }
+    memory.stop();
     await context.lifecycle.beforeClose();
     await database.close();
     logger.announce("stopped", { signal });
@@ -82,5 +85,6 @@ export async function serve(options: { onListening?: (baseUrl: string) => void }
   });
   // After listening, so a large table's first ANALYZE never delays /ready.
   context.statistics.start();
+  memory.start();
   options.onListening?.(baseUrl);
 }

@@ -24,6 +24,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     mcpAllowedOrigins: [], corsOrigins: [],
     backup: { dir: "/nonexistent/backups", intervalMs: null, keep: 7 },
     poolSizes: { main: 10, query: 4 },
+    memorySoftLimitMb: 0,
     // Generous by default so set-up traffic is not throttled; limit tests lower them.
     limits: { ...DEFAULT_LIMITS, authPerIpPerMinute: 10_000, authFailuresPerEmail: 10_000, perUserPerMinute: 100_000 },
     ...overrides,

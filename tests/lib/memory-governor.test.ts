@@ -1,0 +1,28 @@
+import { expect, test } from "bun:test";
+import { loadConfig } from "../../src/config";
+import { MemoryGovernor } from "../../src/lib/memory-governor";
+
+const MB = 1024 * 1024;
+
+test("a full collection runs only while resident memory is over the soft limit", () => {
+  let resident = 200 * MB;
+  let collected = 0;
+  const governor = new MemoryGovernor({ limitBytes: 384 * MB, residentBytes: () => resident, collect: () => void collected++ });
+  governor.check();
+  expect(collected).toBe(0);
+  resident = 385 * MB;
+  governor.check();
+  governor.check();
+  expect(collected).toBe(2);
+  expect(governor.collections).toBe(2);
+  resident = 384 * MB;
+  governor.check();
+  expect(collected).toBe(2);
+});
+
+test("MEMORY_SOFT_LIMIT_MB sets the limit: 384 MB unless given, 0 turns the governor off", () => {
+  const env = { JWT_SECRET: "x".repeat(40), DATA_DIR: "/nonexistent" };
+  expect(loadConfig(env).memorySoftLimitMb).toBe(384);
+  expect(loadConfig({ ...env, MEMORY_SOFT_LIMIT_MB: "0" }).memorySoftLimitMb).toBe(0);
+  expect(loadConfig({ ...env, MEMORY_SOFT_LIMIT_MB: "256" }).memorySoftLimitMb).toBe(256);
+});
