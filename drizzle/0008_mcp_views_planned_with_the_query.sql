@@ -3,6 +3,13 @@
 -- query (indexes for ORDER BY … LIMIT, join order, statistics). The reader may SELECT only the
 -- columns the views show, and row-level security shows it only the live rows of the clinic in
 -- app.clinic_id, before any condition of the query runs.
+DO $$
+BEGIN
+  IF current_setting('server_version_num')::int < 150000 THEN
+    RAISE EXCEPTION 'vet-clinic-service needs PostgreSQL 15 or newer; this server runs %', current_setting('server_version');
+  END IF;
+END $$;
+--> statement-breakpoint
 CREATE OR REPLACE VIEW mcp_read.tutors WITH (security_barrier = false, security_invoker = true) AS
   SELECT clinic_id, id, name, email, phone, national_id, address, notes, created_at, updated_at FROM public.tutors
   WHERE clinic_id = nullif(current_setting('app.clinic_id', true), '')::uuid;

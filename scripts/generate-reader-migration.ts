@@ -14,4 +14,11 @@ const header = `-- query_database, defence in depth: the clinic views run with t
 -- columns the views show, and row-level security shows it only the live rows of the clinic in
 -- app.clinic_id, before any condition of the query runs.
 `;
-console.log(header + readerAccessSql().join(";\n--> statement-breakpoint\n") + ";");
+// security_invoker views arrived in PostgreSQL 15: an older server is told so in one line.
+const versionCheck = `DO $$
+BEGIN
+  IF current_setting('server_version_num')::int < 150000 THEN
+    RAISE EXCEPTION 'vet-clinic-service needs PostgreSQL 15 or newer; this server runs %', current_setting('server_version');
+  END IF;
+END $$`;
+console.log(header + [versionCheck, ...readerAccessSql()].join(";\n--> statement-breakpoint\n") + ";");
