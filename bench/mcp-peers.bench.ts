@@ -153,6 +153,15 @@ for (let round = 1; round <= ROUNDS; round++) {
     }
   }
 }
+// The transport's floor: the same SDK client against a bare Bun.serve replaying this service's
+// own count(*) answer, doing no work, so the table shows how much of a call HTTP itself takes.
+const recorded = JSON.stringify(await call(systems[0]!, QUERIES[0]!));
+const replayer = Bun.spawn(["bun", join(import.meta.dir, "lib/mcp-replayer.ts"), recorded], { stdout: "pipe" });
+const replayerUrl = JSON.parse(new TextDecoder().decode((await replayer.stdout.getReader().read()).value).trim().split("\n")[0]!).base_url as string;
+const floorSystem: System = { ...systems[0]!, name: "floor", client: await connect("floor", new StreamableHTTPClientTransport(new URL(`${replayerUrl}/mcp`))), stop: async () => {} };
+const floor = await measure(floorSystem, QUERIES[0]!);
+await floorSystem.client.close();
+replayer.kill();
 for (const system of systems) {
   await system.client.close();
   await system.stop();
@@ -176,3 +185,6 @@ for (const query of QUERIES) {
 }
 printTable(`MCP database peers — PostgreSQL, demo clinic; p50 of ${LATENCY_CALLS} sequential calls, throughput with ${CALLERS} callers for ${SECONDS} s, result size; medians of ${ROUNDS} interleaved rounds`, rows);
 console.log(`\nratios (target ≥ 1.00): ${ratios.join(" · ")}`);
+console.log(
+  `HTTP transport floor (the same SDK client against a bare Bun.serve replaying this service's count(*) answer): p50 ${floor.p50.toFixed(2)} ms, ${Math.round(floor.throughput).toLocaleString("en-US")} calls/s with ${CALLERS} callers`,
+);
