@@ -5,7 +5,7 @@ import { createTestApp } from "../tests/helpers/app";
 import { registerClinic } from "../tests/helpers/clinic";
 import { createKey, invoke } from "../tests/mcp/helpers";
 import { loadFromChild } from "./lib/load";
-import { startBenchService } from "./lib/service";
+import { startBenchService, startScript } from "./lib/service";
 import { databaseLabel, printTable } from "./lib/table";
 
 const CONNECTIONS = 64;
@@ -51,12 +51,12 @@ if (import.meta.main) {
     return { ...result, cpu_us: (cpuMicros(pid) - before) / result.requests };
   };
 
-  const bare = await startChild("bare-server.ts", sample);
+  const bare = await startScript("bare-server.ts", sample);
   const baseline = await load(bare.pid, bare.url);
   bare.stop();
   // Where the rest goes: the framework alone, then this app's cheapest route (its plugins:
   // request id and log line, CORS, error envelope, input rules), then the tool call itself.
-  const elysia = await startChild("bare-elysia.ts", sample);
+  const elysia = await startScript("bare-elysia.ts", sample);
   const framework = await load(elysia.pid, `${elysia.url}/mcp/tools/get_clinic_context/invoke`);
   elysia.stop();
   const health = await load(service.server.pid, `${service.server.baseUrl}/health`, "GET");
@@ -82,13 +82,6 @@ if (import.meta.main) {
   console.log(`database statements per warm call: ${trips} (target 0)`);
 }
 
-async function startChild(script: string, body: string) {
-  const child = Bun.spawn(["bun", `${import.meta.dir}/lib/${script}`, body], { stdout: "pipe" });
-  const reader = child.stdout.getReader();
-  const { value } = await reader.read();
-  const url = JSON.parse(new TextDecoder().decode(value).trim().split("\n")[0]!).base_url as string;
-  return { url, pid: child.pid, stop: () => child.kill("SIGTERM") };
-}
 
 /** User + system CPU time a process has used so far, in microseconds (Linux /proc, 100 ticks a second). */
 function cpuMicros(pid: number): number {

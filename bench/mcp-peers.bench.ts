@@ -14,7 +14,7 @@ import { createTestDatabase, POSTGRES_URL } from "../tests/helpers/database";
 import { startServer } from "../tests/helpers/server-process";
 import { percentile } from "./lib/load";
 import { QUERIES, type QueryClass } from "./lib/query-classes";
-import { seedUnlimitedDemo } from "./lib/service";
+import { seedUnlimitedDemo, startScript } from "./lib/service";
 import { printTable } from "./lib/table";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -156,12 +156,11 @@ for (let round = 1; round <= ROUNDS; round++) {
 // The transport's floor: the same SDK client against a bare Bun.serve replaying this service's
 // own count(*) answer, doing no work, so the table shows how much of a call HTTP itself takes.
 const recorded = JSON.stringify(await call(systems[0]!, QUERIES[0]!));
-const replayer = Bun.spawn(["bun", join(import.meta.dir, "lib/mcp-replayer.ts"), recorded], { stdout: "pipe" });
-const replayerUrl = JSON.parse(new TextDecoder().decode((await replayer.stdout.getReader().read()).value).trim().split("\n")[0]!).base_url as string;
-const floorSystem: System = { ...systems[0]!, name: "floor", client: await connect("floor", new StreamableHTTPClientTransport(new URL(`${replayerUrl}/mcp`))), stop: async () => {} };
+const replayer = await startScript("mcp-replayer.ts", recorded);
+const floorSystem: System = { ...systems[0]!, name: "floor", client: await connect("floor", new StreamableHTTPClientTransport(new URL(`${replayer.url}/mcp`))), stop: async () => {} };
 const floor = await measure(floorSystem, QUERIES[0]!);
 await floorSystem.client.close();
-replayer.kill();
+replayer.stop();
 for (const system of systems) {
   await system.client.close();
   await system.stop();

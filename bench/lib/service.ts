@@ -72,3 +72,14 @@ export async function demoDataDir(name: string): Promise<{ dataDir: string; demo
     await database.close();
   }
 }
+
+/**
+ * One of the small servers in bench/lib (bare-server.ts, bare-elysia.ts, mcp-replayer.ts), given
+ * its one argument; resolves once it prints its address.
+ */
+export async function startScript(script: string, argument: string): Promise<{ url: string; pid: number; stop: () => void }> {
+  const child = Bun.spawn(["bun", join(import.meta.dir, script), argument], { stdout: "pipe" });
+  const { value } = await child.stdout.getReader().read();
+  const url = JSON.parse(new TextDecoder().decode(value).trim().split("\n")[0]!).base_url as string;
+  return { url, pid: child.pid, stop: () => child.kill("SIGTERM") };
+}

@@ -10,9 +10,9 @@ import { MigrationFailedError } from "./startup-errors";
 const DRAIN_TIMEOUT_MS = 10_000;
 
 /**
- * Where start-up time goes, said in the "listening" line: the process (runtime and code
- * loaded), opening the database (the embedded one compiles and starts PostgreSQL), checking
- * migrations, building the app, listening.
+ * Where start-up time goes, said in the "listening" line: the process until serving begins
+ * (runtime and code loaded; for `demo`, the seed too), opening the database (the embedded one
+ * compiles and starts PostgreSQL), checking migrations, building the app, listening.
  */
 class StartupPhases {
   private readonly ms: Record<string, number> = { process: Math.round(performance.now()) };

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { executeGuarded, ExecutorMemory } from "../../src/modules/mcp/sql-guard/execute";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
 import { READABLE_TABLES, VIEW_SCHEMA } from "../../src/modules/mcp/sql-guard/readable-tables";
-import { createTestDatabase, databaseKind, type TestDatabase } from "../helpers/database";
-import { CLINIC_A, CLINIC_B, ROW_COUNTS_SQL, seedTwoClinics } from "./fixtures";
+import { databaseKind, type TestDatabase } from "../helpers/database";
+import { CLINIC_A, CLINIC_B, ROW_COUNTS_SQL, useTwoClinics } from "./fixtures";
 
 /** What the executor remembers between calls (an app owns one; so does this file). */
 const memory = new ExecutorMemory();
 
 let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  await seedTwoClinics(database);
-});
-afterAll(() => database.destroy());
+useTwoClinics((made) => (database = made));
 
 const limits = { timeoutMs: 2000, maxRows: 1000 };
 /** Straight to the executor: no guard in the way. */

@@ -1,5 +1,7 @@
 import { alerts, clinics, invoiceItems, invoices, patients, payments, refunds, taxDocuments, tutors, users, visits } from "../../src/db/schema";
+import { afterAll, beforeAll } from "bun:test";
 import type { Database } from "../../src/db/client";
+import { createTestDatabase, type TestDatabase } from "../helpers/database";
 
 export const CLINIC_A = "01900000-0000-7000-8000-00000000000a";
 export const CLINIC_B = "01900000-0000-7000-8000-00000000000b";
@@ -63,3 +65,17 @@ export async function seedTwoClinics(database: Database): Promise<void> {
 }
 
 export const ROW_COUNTS_SQL = `select (select count(*) from tutors) + (select count(*) from patients) + (select count(*) from visits) + (select count(*) from invoices) + (select count(*) from payments) + (select count(*) from users) + (select count(*) from api_keys) as n`;
+
+/**
+ * The opening of a test file that runs queries as the clinics: a fresh database holding the two
+ * clinics, dropped after the file; `assign` hands it to the file once it exists.
+ */
+export function useTwoClinics(assign: (database: TestDatabase) => void): void {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await seedTwoClinics(database);
+    assign(database);
+  });
+  afterAll(() => database?.destroy());
+}

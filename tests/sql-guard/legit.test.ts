@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { executeGuarded, ExecutorMemory } from "../../src/modules/mcp/sql-guard/execute";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
-import { createTestDatabase, type TestDatabase } from "../helpers/database";
-import { CLINIC_A, CLINIC_B, seedTwoClinics } from "./fixtures";
+import type { TestDatabase } from "../helpers/database";
+import { CLINIC_A, CLINIC_B, useTwoClinics } from "./fixtures";
 import { ANALYST_QUERIES } from "./analyst-queries";
 import { LEGIT_QUERIES } from "./legit-queries";
 
@@ -10,11 +10,7 @@ import { LEGIT_QUERIES } from "./legit-queries";
 const memory = new ExecutorMemory();
 
 let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  await seedTwoClinics(database);
-});
-afterAll(() => database.destroy());
+useTwoClinics((made) => (database = made));
 
 const limits = { timeoutMs: 5000, maxRows: 1000 };
 

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { executeGuarded, ExecutorMemory } from "../../src/modules/mcp/sql-guard/execute";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
 import { READER_ROLE } from "../../src/modules/mcp/sql-guard/readable-tables";
-import { createTestDatabase, type TestDatabase } from "../helpers/database";
-import { CLINIC_A, seedTwoClinics } from "./fixtures";
+import type { TestDatabase } from "../helpers/database";
+import { CLINIC_A, useTwoClinics } from "./fixtures";
 
 /**
  * The clinic views are planned as part of the query (security_invoker views, row-level
@@ -12,11 +12,7 @@ import { CLINIC_A, seedTwoClinics } from "./fixtures";
  */
 const memory = new ExecutorMemory();
 let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  await seedTwoClinics(database);
-});
-afterAll(() => database.destroy());
+useTwoClinics((made) => (database = made));
 
 const limits = { timeoutMs: 5000, maxRows: 1000 };
 

@@ -325,7 +325,7 @@ class Checker {
   /** Casts target plain data types only: reg* and other catalog types would look things up. */
   private castType(node: Node): void {
     if (node?.type === "modified_data_type" || node?.type === "array_data_type") return this.castType(node.dataType);
-    const typeName = node?.type === "identifier" ? identifierName(node) : node?.type === "data_type_name" ? showNode(node).trim().toLowerCase().replace(/\s+/g, " ") : "";
+    const typeName = castTypeName(node);
     if (!ALLOWED_CAST_TYPES.has(typeName)) throw new Refusal("FORBIDDEN_CLAUSE", `Casts to ${typeName || "that type"} are not allowed`);
   }
 
