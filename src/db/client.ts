@@ -31,7 +31,8 @@ export interface Database {
   /** Applies the migrations this version knows; `upTo`: only the first that many (restores of older backups). */
   migrate(upTo?: number): Promise<void>;
   /**
-   * One transaction on one connection for bulk copies (backups, restores, moves): a "snapshot"
+   * One transaction on one connection for bulk copies (backups, restores, moves, the usage
+   * log's flush): a "snapshot"
    * is REPEATABLE READ READ ONLY, so every table is read as of one moment; "write" loads rows.
    * Dates and times are written in UTC, ISO style, whatever the server's settings.
    */
@@ -60,7 +61,7 @@ export interface CopySession {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /** `COPY (select) TO STDOUT`: the rows as text, one per line. */
   copyOut(select: string): Promise<Uint8Array>;
-  /** `COPY table (columns) FROM STDIN` with text that copyOut produced. */
+  /** `COPY table (columns) FROM STDIN` with text in COPY's text format (as copyOut produces). */
   copyIn(table: string, columns: string[], data: Uint8Array): Promise<void>;
 }
 

