@@ -63,3 +63,23 @@ test("an outer ORDER BY … LIMIT over a view reads the clinic's index in order,
   expect(plan, plan).toMatch(/Index (Only )?Scan Backward using visits_clinic_scheduled_idx/);
   expect(plan, plan).not.toMatch(/Sort/);
 });
+
+describe("the clinic the reader reads", () => {
+  test.each(["visits", "payments", "invoice_items"])("is read once per statement, never once per row scanned: %s", async (table) => {
+    const settings = { text: "SELECT set_config('app.clinic_id', $1, true), set_config('role', $2, true), set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true)", params: [CLINIC_A, READER_ROLE] };
+    const [, plan] = await database.readOnlyBatch([settings, { text: `EXPLAIN (VERBOSE) SELECT count(*) FROM mcp_read.${table}`, params: [] }]);
+    const text = plan!.rows.map((row) => String(row[0])).join("\n");
+    // The policy's and the view's clinic comparisons take an InitPlan's value (shown as `$0` by
+    // PostgreSQL 15, `(InitPlan 1).col1` by 17); current_setting appears only inside the InitPlans.
+    const filter = text.split("\n").find((line) => line.trim().startsWith("Filter:")) ?? "";
+    expect(text, text).toContain("InitPlan");
+    expect(filter, text).toMatch(/clinic_id = (\$\d|\(InitPlan \d\))/);
+    expect(filter, text).not.toContain("current_setting");
+  });
+
+  test("the latest reader migration is what scripts/generate-reader-migration.ts prints from the table definitions", async () => {
+    const printed = Bun.spawnSync(["bun", "scripts/generate-reader-migration.ts"], { cwd: `${import.meta.dir}/../..` }).stdout.toString();
+    const latest = (await Array.fromAsync(new Bun.Glob("drizzle/*_mcp_*.sql").scan({ cwd: `${import.meta.dir}/../..` }))).sort().at(-1)!;
+    expect(printed).toBe(await Bun.file(`${import.meta.dir}/../../${latest}`).text());
+  });
+});
