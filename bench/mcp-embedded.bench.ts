@@ -2,7 +2,9 @@
  * Embedded `query_database` over `POST /mcp` (the SDK client, one connection) against PGlite
  * called directly in a process, on the same demo clinic data directory: the four query classes
  * of the peer benchmark, the service through its clinic views, PGlite on the base tables
- * filtered by clinic. Throughput with 8 callers; medians of BENCH_ROUNDS rounds.
+ * filtered by clinic. Throughput with 8 callers, and the CPU time per call of each side (this
+ * process for PGlite direct, the server process from /proc for `POST /mcp`); medians of
+ * BENCH_ROUNDS rounds.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -11,6 +13,7 @@ import { openDatabase, type Database } from "../src/db/client";
 import { startServer } from "../tests/helpers/server-process";
 import { demoDataDir } from "./lib/service";
 import { QUERIES } from "./lib/query-classes";
+import { cpuMicros } from "./lib/load";
 import { printTable } from "./lib/table";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -22,8 +25,10 @@ if (process.env.DATABASE_URL?.startsWith("postgres")) {
   process.exit(0);
 }
 
-async function throughput(work: () => Promise<unknown>): Promise<number> {
+/** Calls a second with CALLERS concurrent callers, and the CPU time per call of `pid` (this process by default). */
+async function throughput(work: () => Promise<unknown>, pid = process.pid): Promise<{ rate: number; cpuMicros: number }> {
   let calls = 0;
+  const cpuBefore = cpuMicros(pid);
   const began = performance.now();
   const deadline = began + SECONDS * 1000;
   await Promise.all(
@@ -34,14 +39,17 @@ async function throughput(work: () => Promise<unknown>): Promise<number> {
       }
     }),
   );
-  return calls / ((performance.now() - began) / 1000);
+  return { rate: calls / ((performance.now() - began) / 1000), cpuMicros: (cpuMicros(pid) - cpuBefore) / calls };
 }
 
 const { dataDir, demo } = await demoDataDir("embedded");
 
 /** One of the two sides at a time: the data directory has one owner process. */
 const samples = new Map<string, number[]>();
-const note = (key: string, value: number) => samples.set(key, [...(samples.get(key) ?? []), value]);
+const note = (key: string, value: { rate: number; cpuMicros: number }) => {
+  samples.set(key, [...(samples.get(key) ?? []), value.rate]);
+  samples.set(`${key} cpu`, [...(samples.get(`${key} cpu`) ?? []), value.cpuMicros]);
+};
 for (let round = 1; round <= ROUNDS; round++) {
   console.error(`mcp-embedded: round ${round} of ${ROUNDS}…`);
   const direct: Database = await openDatabase({ dataDir });
@@ -57,7 +65,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       await throughput(async () => {
         const result = await client.callTool({ name: "query_database", arguments: { sql: query.ours } });
         if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 300));
-      }),
+      }, server.pid),
     );
   }
   await client.close();
@@ -71,6 +79,15 @@ printTable(
   QUERIES.map((query) => {
     const mcp = median(samples.get(`mcp ${query.label}`)!);
     const direct = median(samples.get(`direct ${query.label}`)!);
-    return { query: query.label, "PGlite direct (queries/s)": Math.round(direct), "POST /mcp (calls/s)": Math.round(mcp), ratio: `${Math.round((mcp / direct) * 100)} %`, target: "≥ 50 %" };
+    const cpu = (key: string) => median(samples.get(`${key} cpu`)!).toFixed(0);
+    return {
+      query: query.label,
+      "PGlite direct (queries/s)": Math.round(direct),
+      "POST /mcp (calls/s)": Math.round(mcp),
+      ratio: `${Math.round((mcp / direct) * 100)} %`,
+      target: "≥ 50 %",
+      "CPU µs per query, direct": cpu(`direct ${query.label}`),
+      "server CPU µs per call": cpu(`mcp ${query.label}`),
+    };
   }),
 );

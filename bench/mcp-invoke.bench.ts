@@ -1,10 +1,9 @@
 import { PGlite } from "@electric-sql/pglite";
-import { readFileSync } from "node:fs";
 import { silentLogger } from "../src/lib/logger";
 import { createTestApp } from "../tests/helpers/app";
 import { registerClinic } from "../tests/helpers/clinic";
 import { createKey, invoke } from "../tests/mcp/helpers";
-import { loadFromChild } from "./lib/load";
+import { cpuMicros, loadFromChild } from "./lib/load";
 import { startBenchService, startScript } from "./lib/service";
 import { databaseLabel, printTable } from "./lib/table";
 
@@ -83,8 +82,3 @@ if (import.meta.main) {
 }
 
 
-/** User + system CPU time a process has used so far, in microseconds (Linux /proc, 100 ticks a second). */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}

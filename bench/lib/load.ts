@@ -3,6 +3,8 @@
  * event loop with the server under test: `bun bench/lib/load.ts <json options>`.
  * Prints one JSON line: {requests, errors, seconds, rps, p50_ms, p99_ms}.
  */
+import { readFileSync } from "node:fs";
+
 export interface LoadOptions {
   url: string;
   method?: string;
@@ -20,6 +22,12 @@ export interface LoadResult {
   rps: number;
   p50_ms: number;
   p99_ms: number;
+}
+
+/** User + system CPU time a process has used so far, in microseconds (Linux /proc, 100 ticks a second). */
+export function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 export function percentile(sorted: number[], p: number): number {

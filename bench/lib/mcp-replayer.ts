@@ -1,7 +1,8 @@
 /**
  * The HTTP transport's floor for an MCP server: a bare Bun.serve that speaks just enough
  * Streamable HTTP for the SDK client (initialize, notifications) and answers every tools/call
- * with the recorded result given as the argument, doing no work. Prints its port.
+ * with the recorded result given as the argument, doing no work (GET and DELETE: 405, as this
+ * service answers them). Prints its port.
  */
 export {}; // a module of its own (its names do not meet other scripts')
 
@@ -10,6 +11,8 @@ const server = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
   async fetch(request) {
+    // The client's GET (an event stream) and DELETE (end of session) get what a stateless server answers.
+    if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST" } });
     const message = (await request.json()) as { id?: string | number; method?: string };
     if (message.id === undefined) return new Response(null, { status: 202 });
     const answer =
