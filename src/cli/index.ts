@@ -41,7 +41,6 @@ PORT (3000), HOST, JWT_SECRET, LOG_LEVEL, QUOTA_FLUSH_MS, QUERY_TIMEOUT_MS, QUER
 BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6h…), BACKUP_KEEP (7).`;
 
 /** The configured database, migrated, for one command. */
-const withConfiguredDatabase = <T>(work: (database: Database) => Promise<T>): Promise<T> => withDatabase({ ...loadConfig(), migrate: true }, work);
 
 /** One line from standard input (a prompt goes to stderr when it is a terminal). */
 async function readPasswordLine(): Promise<string> {
@@ -50,8 +49,14 @@ async function readPasswordLine(): Promise<string> {
   throw new Error("no password given: set NEW_PASSWORD or write it on standard input");
 }
 
+/** What src/index.ts started before loading the commands: PostgreSQL's compile, for the embedded database. */
+export interface EarlyStart {
+  compiledPostgres?: Promise<WebAssembly.Module>;
+}
+
 /** One command line for the binary and `bun run`: `vet-clinic [serve|migrate|seed|create-owner]`. */
-export async function runCli(argv: string[]): Promise<void> {
+export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = {}): Promise<void> {
+  const withConfiguredDatabase = <T>(work: (database: Database) => Promise<T>): Promise<T> => withDatabase({ ...loadConfig(), migrate: true, compiledPostgres }, work);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -77,7 +82,7 @@ export async function runCli(argv: string[]): Promise<void> {
   if (values.version) return void console.log(pkg.version);
   switch (command) {
     case "serve":
-      return serve();
+      return serve({ compiledPostgres });
     case "migrate":
       return withConfiguredDatabase(async (database) => console.log(`migrations applied to ${database.location}`));
     case "seed": {
@@ -94,7 +99,7 @@ export async function runCli(argv: string[]): Promise<void> {
       const { demoBlock, seedDemo } = await import("./seed");
       const result = await withConfiguredDatabase((database) => seedDemo(database, systemClock, "small", { replace: values.replace === true }));
       // Printed after "listening", so the logins sit above the request log instead of scrolling away.
-      return serve({ onListening: (baseUrl) => console.log(demoBlock(result, baseUrl)) });
+      return serve({ onListening: (baseUrl) => console.log(demoBlock(result, baseUrl)), compiledPostgres });
     }
     case "create-owner": {
       const password = values.password ?? process.env.OWNER_PASSWORD;

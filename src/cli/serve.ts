@@ -27,11 +27,11 @@ class StartupPhases {
 }
 
 /** Serves: read the environment, migrate, listen, and stop cleanly on SIGINT/SIGTERM. */
-export async function serve(options: { onListening?: (baseUrl: string) => void } = {}): Promise<void> {
+export async function serve(options: { onListening?: (baseUrl: string) => void; compiledPostgres?: Promise<WebAssembly.Module> } = {}): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const phases = new StartupPhases();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes, compiledPostgres: options.compiledPostgres });
   phases.end("database");
   await database.migrate().catch(async (error) => {
     await database.close().catch(() => {});

@@ -125,6 +125,8 @@ export interface OpenDatabaseOptions {
   memoryTemplate?: Blob | File;
   /** PGlite's compiled modules, when the caller already has them (compiled here otherwise). */
   pglite?: Promise<PgliteAssets>;
+  /** PostgreSQL's module, when its compile was started earlier (src/index.ts starts it before loading the rest). */
+  compiledPostgres?: Promise<WebAssembly.Module>;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -134,7 +136,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     mkdirSync(dir, { recursive: true });
     const lock = lockDataDir(options.dataDir);
     try {
-      const assets = await (options.pglite ?? loadPgliteAssets({ initdb: !existsSync(join(dir, "PG_VERSION")) }));
+      const assets = await (options.pglite ?? loadPgliteAssets({ initdb: !existsSync(join(dir, "PG_VERSION")), compiledPostgres: options.compiledPostgres }));
       const client = new PGlite(dir, { ...assets, startParams: EMBEDDED_START_PARAMS });
       const database = await openPglite(client, "embedded", `embedded PGlite in ${resolve(dir)}`);
       const close = database.close;
@@ -153,7 +155,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     }
   }
   if (url === "memory://") {
-    const assets = await (options.pglite ?? loadPgliteAssets({ initdb: !options.memoryTemplate }));
+    const assets = await (options.pglite ?? loadPgliteAssets({ initdb: !options.memoryTemplate, compiledPostgres: options.compiledPostgres }));
     const client = new PGlite({ ...assets, startParams: EMBEDDED_START_PARAMS, ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
     return openPglite(client, "memory", "in-memory PGlite");
   }

@@ -37,14 +37,28 @@ const pgTrgm: Extension = {
 };
 
 /**
+ * Starts compiling PostgreSQL's WebAssembly, which JavaScriptCore does on its compiler threads:
+ * started first thing (src/index.ts), it overlaps the loading of the rest of the code instead of
+ * following it. A command that never opens the embedded database leaves it unused.
+ */
+export function compilePostgres(): Promise<WebAssembly.Module> {
+  const compiling = Bun.file(pgliteWasm)
+    .arrayBuffer()
+    .then((bytes) => WebAssembly.compile(bytes));
+  // Whoever opens the database awaits it and sees a failure; nobody may, so none goes unhandled here.
+  compiling.catch(() => {});
+  return compiling;
+}
+
+/**
  * PGlite's WebAssembly modules and file-system bundle. Compiling PostgreSQL takes about 130 ms
  * and initdb about 60 ms more, so initdb is compiled only when a data directory is to be created.
  * A caller that opens many databases (the tests) compiles them once and hands them to each
  * `openDatabase`.
  */
-export async function loadPgliteAssets(options: { initdb: boolean } = { initdb: true }): Promise<PgliteAssets> {
+export async function loadPgliteAssets(options: { initdb: boolean; compiledPostgres?: Promise<WebAssembly.Module> } = { initdb: true }): Promise<PgliteAssets> {
   const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
-    WebAssembly.compile(await Bun.file(pgliteWasm).arrayBuffer()),
+    options.compiledPostgres ?? compilePostgres(),
     options.initdb ? WebAssembly.compile(await Bun.file(initdbWasm).arrayBuffer()) : undefined,
   ]);
   return {
