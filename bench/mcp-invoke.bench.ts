@@ -5,7 +5,7 @@ import { registerClinic } from "../tests/helpers/clinic";
 import { createKey, invoke } from "../tests/mcp/helpers";
 import { cpuMicros, loadFromChild } from "./lib/load";
 import { startBenchService, startScript } from "./lib/service";
-import { databaseLabel, printTable } from "./lib/table";
+import { databaseLabel, printTable, reportTarget } from "./lib/table";
 
 const CONNECTIONS = 64;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -78,6 +78,7 @@ if (import.meta.main) {
   rows.push(row("POST /mcp/tools/get_clinic_context/invoke", invoke));
   printTable(`MCP invoke vs bare Bun.serve — ${databaseLabel()}, ${CONNECTIONS} connections, ${SECONDS} s`, rows);
   console.log(`\nratio: ${((invoke.rps / baseline.rps) * 100).toFixed(1)} % of the bare server's throughput (target ≥ 50 %)`);
+  reportTarget({ target: `/invoke get_clinic_context ≥ 50 % of a bare Bun.serve (${databaseLabel()})`, measured: share(invoke.rps), met: invoke.rps / baseline.rps >= 0.5 });
   console.log(`database statements per warm call: ${trips} (target 0)`);
 }
 

@@ -9,7 +9,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { startServer } from "../tests/helpers/server-process";
 import { demoDataDir } from "./lib/service";
 import { loadFromChild } from "./lib/load";
-import { printTable } from "./lib/table";
+import { printTable, reportTarget } from "./lib/table";
 
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 60);
 const STEP_SECONDS = 10;
@@ -67,3 +67,5 @@ printTable(`Embedded memory — demo clinic, get_clinic_context and the four que
 ]);
 const sampled = timeline.filter((_, i) => timeline.length <= 12 || i % Math.ceil(timeline.length / 12) === 0 || i === timeline.length - 1);
 printTable("Resident memory over the soak", sampled);
+reportTarget({ target: "embedded resident memory ≤ 150 MB idle", measured: `${idle} MB (floor before the service's code: ${floor.opened} MB)`, met: idle <= 150 });
+reportTarget({ target: "embedded resident memory ≤ 300 MB at peak, no growth without bound", measured: `${peak} MB peak, ${afterLoad} MB after ${SOAK_SECONDS} s`, met: peak <= 300 });
