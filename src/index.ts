@@ -4,7 +4,8 @@ const argv = process.argv.slice(2);
 const command = argv.find((arg) => !arg.startsWith("-")) ?? "serve";
 // The embedded database's compile (a third of a cold start) is started before the rest of the
 // code loads, so the two overlap: the commands are imported only after it has begun.
-const compiledPostgres = process.env.DATABASE_URL?.trim() ? undefined : compilePostgres();
+const opensEmbeddedDatabase = !process.env.DATABASE_URL?.trim() && !argv.some((arg) => ["-h", "--help", "-v", "--version"].includes(arg));
+const compiledPostgres = opensEmbeddedDatabase ? compilePostgres() : undefined;
 import("./cli")
   .then(({ runCli }) => runCli(argv, { compiledPostgres }))
   .catch(async (error) => {
