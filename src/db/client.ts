@@ -32,8 +32,8 @@ export interface Database {
   migrate(upTo?: number): Promise<void>;
   /**
    * One transaction on one connection for bulk copies (backups, restores, moves, the usage
-   * log's flush): a "snapshot"
-   * is REPEATABLE READ READ ONLY, so every table is read as of one moment; "write" loads rows.
+   * log's flush): a "snapshot" is REPEATABLE READ READ ONLY, so every table is read as of one
+   * moment; "write" loads rows.
    * Dates and times are written in UTC, ISO style, whatever the server's settings.
    */
   copyTransaction<T>(mode: "snapshot" | "write", work: (session: CopySession) => Promise<T>): Promise<T>;

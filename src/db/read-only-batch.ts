@@ -40,8 +40,8 @@ export function pgliteReadOnlyBatch(client: PGlite): ReadOnlyBatch {
   const rollback = serialize.query("ROLLBACK");
   // The messages that never change are serialized once: PGlite's serializer allocates a buffer
   // and copies it for every message, which cost more than a tenth of a small query's time.
-  const unnamed = (text: string) => concatBytes([serialize.parse({ name: "", text }), serialize.bind({ statement: "", values: [] }), describeAndExecute]);
   const describeAndExecute = concatBytes([serialize.describe({ type: "P" }), serialize.execute({})]);
+  const unnamed = (text: string) => concatBytes([serialize.parse({ name: "", text }), serialize.bind({ statement: "", values: [] }), describeAndExecute]);
   const begin = unnamed("BEGIN READ ONLY");
   const commit = unnamed("COMMIT");
   const sync = serialize.sync();
