@@ -85,7 +85,7 @@ printTable(
       query: query.label,
       "PGlite direct (queries/s)": Math.round(direct),
       "POST /mcp (calls/s)": Math.round(mcp),
-      ratio: `${Math.round((mcp / direct) * 100)} %`,
+      ratio: `${Math.round(ratioOf(query.label) * 100)} %`,
       target: "≥ 50 %",
       "CPU µs per query, direct": cpu(`direct ${query.label}`),
       "server CPU µs per call": cpu(`mcp ${query.label}`),

@@ -16,8 +16,8 @@ const machine = `${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${p
 console.log(`# Benchmarks — ${new Date().toISOString()} — ${machine}`);
 const targetsFile = join(tmpdir(), `vet-clinic-bench-targets-${process.pid}.jsonl`);
 let failed = 0;
-for (const file of files) {
-  console.error(`bench: ${file} (${files.indexOf(file) + 1} of ${files.length})…`);
+for (const [index, file] of files.entries()) {
+  console.error(`bench: ${file} (${index + 1} of ${files.length})…`);
   const child = Bun.spawn(["bun", `${import.meta.dir}/${file}`], { stdout: "inherit", stderr: "inherit", env: { ...process.env, BENCH_TARGETS_FILE: targetsFile } });
   if ((await child.exited) !== 0) {
     failed++;

@@ -114,6 +114,9 @@ const shape = (plan: string[], nodes = 7) =>
 const median = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
 const isTimeout = (error: unknown) => (error as { code?: string })?.code === "57014";
 const rows: Record<string, string | number>[] = [];
+/** What the closing targets table takes: every ratio measured, and whether each query stayed within the target. */
+const measuredRatios: number[] = [];
+let everyQueryMet = true;
 const plans: string[] = [];
 
 async function measure(state: string) {
@@ -159,11 +162,14 @@ async function measure(state: string) {
     if (timedOut.size) {
       const cell = (path: "views" | "base") => (timedOut.has(path) ? `> ${TIMEOUT_MS} (timeout)` : `${firstRun[path].toFixed(0)} (1 run)`);
       Object.assign(row, { "views p50 ms": cell("views"), "base p50 ms": cell("base"), ratio: "—", "target ≤ 1.2": "timeout" });
+      everyQueryMet = false;
       plans.push(`- ${query.label}, ${state}: views \`${shape(viewPlan)}\` — base \`${shape(basePlan)}\``);
       continue;
     }
     const ratio = median(samples.views) / median(samples.base);
     const over = ratio > TARGET;
+    measuredRatios.push(ratio);
+    everyQueryMet &&= !over;
     Object.assign(row, {
       "views p50 ms": median(samples.views).toFixed(2),
       "base p50 ms": median(samples.base).toFixed(2),
@@ -186,10 +192,9 @@ printTable(
   `Clinic views against base tables — ${databaseLabel()}, ${A.visits.toLocaleString("en")} visits of the clinic queried (+${B.visits.toLocaleString("en")} of another; seeded in ${seedSeconds.toFixed(1)} s), p50 of ${RUNS} runs`,
   rows,
 );
-const measuredRatios = rows.map((row) => Number(String(row.ratio).replaceAll("*", ""))).filter((ratio) => Number.isFinite(ratio) && ratio > 0);
 reportTarget({
-  target: `clinic views within 1.2× of the base tables at 1M visits, analyzed or not (${databaseLabel()})`,
+  target: `clinic views within 1.2× of the base tables at ${VISITS.toLocaleString("en")} visits, analyzed or not (${databaseLabel()})`,
   measured: `${Math.min(...measuredRatios).toFixed(2)}–${Math.max(...measuredRatios).toFixed(2)}`,
-  met: rows.every((row) => !String(row["target ≤ 1.2"]).includes("not met") && row["target ≤ 1.2"] !== "timeout"),
+  met: everyQueryMet,
 });
 if (plans.length) console.log(`\nPlans from the top node down, where the target is missed (BENCH_PLANS=1 prints them whole):\n\n${plans.join("\n")}`);
