@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { join } from "node:path";
 import { createTestDatabase, POSTGRES_URL } from "../tests/helpers/database";
 import { startServer } from "../tests/helpers/server-process";
-import { percentile } from "./lib/load";
+import { cpuMicros, percentile, postgresCpuMicros } from "./lib/load";
 import { QUERIES, type QueryClass } from "./lib/query-classes";
 import { seedUnlimitedDemo, startScript } from "./lib/service";
 import { printTable, reportTarget } from "./lib/table";
@@ -35,6 +35,8 @@ interface System {
   args(query: QueryClass): Record<string, unknown>;
   /** The rows a result carries, to check that every system answers the same. */
   rowCount(result: unknown): number;
+  /** The server's process, whose CPU time is measured. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ for (let attempt = 0; !(await fetch(`http://127.0.0.1:${dbhubPort}/healthz`).the
   await Bun.sleep(50);
 }
 
+const serverPostgres = new StdioClientTransport({ command: "node", args: [join(ROOT, "node_modules/@modelcontextprotocol/server-postgres/dist/index.js"), dbUrl], stderr: "ignore" });
 const systems: System[] = [
   {
     name: "this service (POST /mcp)",
@@ -70,6 +73,7 @@ const systems: System[] = [
     tool: "query_database",
     args: (q) => ({ sql: q.ours }),
     rowCount: (r) => (r as { structuredContent: { rows: unknown[] } }).structuredContent.rows.length,
+    pid: ours.pid,
     stop: () => ours.stop().then(() => {}),
   },
   {
@@ -82,6 +86,7 @@ const systems: System[] = [
       if (!parsed?.data?.statements?.[0]?.rows) throw new Error(`dbhub answered: ${textOf(r).slice(0, 300)}`);
       return parsed.data.statements[0].rows.length as number;
     },
+    pid: dbhub.pid,
     stop: async () => {
       dbhub.kill();
       await dbhub.exited;
@@ -89,10 +94,11 @@ const systems: System[] = [
   },
   {
     name: "server-postgres 0.6.2 (stdio)",
-    client: await connect("server-postgres", new StdioClientTransport({ command: "node", args: [join(ROOT, "node_modules/@modelcontextprotocol/server-postgres/dist/index.js"), dbUrl], stderr: "ignore" })),
+    client: await connect("server-postgres", serverPostgres),
     tool: "query",
     args: (q) => ({ sql: q.peers(demo.clinic_id) }),
     rowCount: (r) => (JSON.parse(textOf(r)) as unknown[]).length,
+    pid: serverPostgres.pid!,
     stop: async () => {},
   },
 ];
@@ -117,6 +123,8 @@ interface Sample {
   p50: number;
   throughput: number;
   bytes: number;
+  /** CPU time per call during the throughput phase, µs: the server's process, this process (the SDK client), and PostgreSQL's processes. */
+  cpu: { server: number; client: number; postgres: number };
 }
 
 async function measure(system: System, query: QueryClass): Promise<Sample> {
@@ -132,6 +140,7 @@ async function measure(system: System, query: QueryClass): Promise<Sample> {
   let calls = 0;
   const deadline = performance.now() + SECONDS * 1000;
   const began = performance.now();
+  const before = { server: cpuMicros(system.pid), client: process.cpuUsage(), postgres: postgresCpuMicros() };
   await Promise.all(
     Array.from({ length: CALLERS }, async () => {
       while (performance.now() < deadline) {
@@ -140,7 +149,9 @@ async function measure(system: System, query: QueryClass): Promise<Sample> {
       }
     }),
   );
-  return { p50: percentile(latencies, 50), throughput: calls / ((performance.now() - began) / 1000), bytes };
+  const client = process.cpuUsage(before.client);
+  const cpu = { server: (cpuMicros(system.pid) - before.server) / calls, client: (client.user + client.system) / calls, postgres: (postgresCpuMicros() - before.postgres) / calls };
+  return { p50: percentile(latencies, 50), throughput: calls / ((performance.now() - began) / 1000), bytes, cpu };
 }
 
 const samples = new Map<string, Sample[]>();
@@ -157,7 +168,7 @@ for (let round = 1; round <= ROUNDS; round++) {
 // own count(*) answer, doing no work, so the table shows how much of a call HTTP itself takes.
 const recorded = JSON.stringify(await call(systems[0]!, QUERIES[0]!));
 const replayer = await startScript("mcp-replayer.ts", recorded);
-const floorSystem: System = { ...systems[0]!, name: "floor", client: await connect("floor", new StreamableHTTPClientTransport(new URL(`${replayer.url}/mcp`))), stop: async () => {} };
+const floorSystem: System = { ...systems[0]!, name: "floor", pid: replayer.pid, client: await connect("floor", new StreamableHTTPClientTransport(new URL(`${replayer.url}/mcp`))), stop: async () => {} };
 const floor = await measure(floorSystem, QUERIES[0]!);
 await floorSystem.client.close();
 replayer.stop();
@@ -185,6 +196,23 @@ for (const query of QUERIES) {
   rows.push({ query: query.label, ...Object.fromEntries(systems.map((s, i) => [s.name, cell(figures[i]!)])), "ours ÷ best peer (throughput)": ratio.toFixed(2) });
 }
 printTable(`MCP database peers — PostgreSQL, demo clinic; p50 of ${LATENCY_CALLS} sequential calls, throughput with ${CALLERS} callers for ${SECONDS} s, result size; medians of ${ROUNDS} interleaved rounds`, rows);
+
+/**
+ * Where a call's CPU goes. Client, servers and PostgreSQL share the machine's cores, so the
+ * throughputs above are set by the sum: what each system's server spends, what the same SDK
+ * client spends on its transport (HTTP or stdio), and what PostgreSQL spends on the statements.
+ */
+const cpuRows: Record<string, string | number>[] = [];
+for (const query of QUERIES) {
+  for (const system of systems) {
+    const runs = samples.get(`${query.label}\u0000${system.name}`)!;
+    const cpu = (part: keyof Sample["cpu"]) => median(runs.map((r) => r.cpu[part]));
+    const total = cpu("server") + cpu("client") + cpu("postgres");
+    cpuRows.push({ query: query.label, system: system.name, server: Math.round(cpu("server")), "SDK client": Math.round(cpu("client")), PostgreSQL: Math.round(cpu("postgres")), total: Math.round(total) });
+  }
+}
+cpuRows.push({ query: "count(*)", system: "floor: bare replayer (HTTP, no database)", server: Math.round(floor.cpu.server), "SDK client": Math.round(floor.cpu.client), PostgreSQL: Math.round(floor.cpu.postgres), total: Math.round(floor.cpu.server + floor.cpu.client + floor.cpu.postgres) });
+printTable(`CPU time per call (µs) during the throughput phase, medians of ${ROUNDS} rounds; ${navigator.hardwareConcurrency} cores shared by all three`, cpuRows);
 console.log(`\nratios (target ≥ 1.00): ${ratios.join(" · ")}`);
 reportTarget({ target: "query_database over POST /mcp ≥ the best peer's throughput, each query class (PostgreSQL)", measured: ratios.join(" · "), met: everyRatioMet });
 console.log(

@@ -3,7 +3,7 @@
  * event loop with the server under test: `bun bench/lib/load.ts <json options>`.
  * Prints one JSON line: {requests, errors, seconds, rps, p50_ms, p99_ms}.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 export interface LoadOptions {
   url: string;
@@ -28,6 +28,26 @@ export interface LoadResult {
 export function cpuMicros(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * CPU time used so far by every PostgreSQL process on this machine (the benchmarks' server is
+ * local), in microseconds: the database's share of a call, whichever backend served it.
+ */
+export function postgresCpuMicros(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (!stat.includes(" (postgres) ")) continue;
+      const fields = stat.split(") ")[1]!.split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) * 10_000;
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return total;
 }
 
 export function percentile(sorted: number[], p: number): number {
