@@ -5,10 +5,9 @@
  * schema, a few megabytes, counted in the first figure).
  * Prints one JSON line of resident megabytes.
  */
-import { PGlite } from "@electric-sql/pglite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { EMBEDDED_START_PARAMS } from "../../src/db/client";
+import { EMBEDDED_START_PARAMS, startPglite } from "../../src/db/client";
 import { loadPgliteAssets } from "../../src/db/pglite-assets";
 
 const residentMb = () => {
@@ -18,9 +17,9 @@ const residentMb = () => {
 
 const bun = residentMb();
 const assets = await loadPgliteAssets({ initdb: false });
+await assets.pgliteWasmModule;
 const compiled = residentMb();
-const client = new PGlite(join(process.argv[2]!, "pg"), { ...assets, startParams: EMBEDDED_START_PARAMS });
-await client.waitReady;
+const client = await startPglite(join(process.argv[2]!, "pg"), assets, { startParams: EMBEDDED_START_PARAMS });
 const opened = residentMb();
 await client.close();
 console.log(JSON.stringify({ bun, compiled, opened }));

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { lockDataDir } from "./data-dir-lock";
 import { join, resolve } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { createHash } from "node:crypto";
 import type { MigrationMeta } from "drizzle-orm/migrator";
@@ -137,7 +137,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const lock = lockDataDir(options.dataDir);
     try {
       const assets = await (options.pglite ?? loadPgliteAssets({ initdb: !existsSync(join(dir, "PG_VERSION")), compiledPostgres: options.compiledPostgres }));
-      const client = new PGlite(dir, { ...assets, startParams: EMBEDDED_START_PARAMS });
+      const client = await startPglite(dir, assets, { startParams: EMBEDDED_START_PARAMS });
       const database = await openPglite(client, "embedded", `embedded PGlite in ${resolve(dir)}`);
       const close = database.close;
       return Object.assign(database, {
@@ -156,11 +156,26 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   if (url === "memory://") {
     const assets = await (options.pglite ?? loadPgliteAssets({ initdb: !options.memoryTemplate, compiledPostgres: options.compiledPostgres }));
-    const client = new PGlite({ ...assets, startParams: EMBEDDED_START_PARAMS, ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
+    const client = await startPglite(undefined, assets, { startParams: EMBEDDED_START_PARAMS, ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
     return openPglite(client, "memory", "in-memory PGlite");
   }
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSizes ?? DEFAULT_POOL_SIZES);
   throw new Error(`DATABASE_URL must be postgres://…, memory:// or unset (got a value of another form)`);
+}
+
+/**
+ * Starts PGlite on `dataDir` (or in memory) with these assets, and waits until it answers. PGlite
+ * leaves a failed compile unhandled where it awaits it (start-up would hang), so it is given a
+ * module that never arrives in that case, and the failure is reported from here instead.
+ */
+export async function startPglite(dataDir: string | undefined, assets: PgliteAssets, options: Omit<PGliteOptions, "pgliteWasmModule">): Promise<PGlite> {
+  const compiled = Promise.resolve(assets.pgliteWasmModule);
+  const moduleOrNever = compiled.catch(() => new Promise<never>(() => {}));
+  // The patched PGlite awaits whatever it is given here; its type still says a compiled module.
+  const pgliteOptions = { ...assets, ...options, pgliteWasmModule: moduleOrNever as unknown as WebAssembly.Module };
+  const client = dataDir === undefined ? new PGlite(pgliteOptions) : new PGlite(dataDir, pgliteOptions);
+  await Promise.all([compiled, client.waitReady]);
+  return client;
 }
 
 async function openPglite(client: PGlite, kind: DatabaseKind, location: string): Promise<Database> {

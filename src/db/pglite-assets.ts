@@ -10,7 +10,11 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
 export interface PgliteAssets {
-  pgliteWasmModule: WebAssembly.Module;
+  /**
+   * PostgreSQL's module, or its compile still under way: PGlite (patched, see `patches/`) awaits
+   * it only when it instantiates PostgreSQL, so its own start-up overlaps the compile.
+   */
+  pgliteWasmModule: WebAssembly.Module | Promise<WebAssembly.Module>;
   /** Only needed to create a data directory (initdb); an existing one starts without it. */
   initdbWasmModule?: WebAssembly.Module;
   fsBundle: Blob;
@@ -57,10 +61,9 @@ export function compilePostgres(): Promise<WebAssembly.Module> {
  * `openDatabase`.
  */
 export async function loadPgliteAssets(options: { initdb: boolean; compiledPostgres?: Promise<WebAssembly.Module> } = { initdb: true }): Promise<PgliteAssets> {
-  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
-    options.compiledPostgres ?? compilePostgres(),
-    options.initdb ? WebAssembly.compile(await Bun.file(initdbWasm).arrayBuffer()) : undefined,
-  ]);
+  // Not awaited: PGlite takes the compile as it goes (initdb's, when needed, runs beside it).
+  const pgliteWasmModule = options.compiledPostgres ?? compilePostgres();
+  const initdbWasmModule = options.initdb ? await WebAssembly.compile(await Bun.file(initdbWasm).arrayBuffer()) : undefined;
   return {
     pgliteWasmModule,
     ...(initdbWasmModule ? { initdbWasmModule } : {}),

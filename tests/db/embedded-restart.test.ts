@@ -43,3 +43,23 @@ test("a generated JWT secret is kept in DATA_DIR with mode 0600 and reused", () 
   expect(() => resolveJwtSecret({ NODE_ENV: "production" }, join(dataDir, "elsewhere"))).toThrow(/required/);
   expect(() => resolveJwtSecret({ JWT_SECRET: "short" }, dataDir)).toThrow(/32 bytes/);
 });
+
+test("a PostgreSQL compile that fails while the embedded database starts is reported, and the data directory is free again", async () => {
+  const brokenDir = mkdtempSync(join(tmpdir(), "vet-clinic-broken-compile-"));
+  try {
+    // PGlite starts while the compile is under way and awaits it late; the failure must still surface.
+    const failingCompile = Bun.sleep(20).then(() => Promise.reject(new Error("the WebAssembly did not compile")));
+    await openDatabase({ dataDir: brokenDir, compiledPostgres: failingCompile }).then(
+      () => {
+        throw new Error("opened despite a failed compile");
+      },
+      (error: Error) => expect(error.message).toBe("the WebAssembly did not compile"),
+    );
+    const database = await openDatabase({ dataDir: brokenDir });
+    await database.migrate();
+    expect(await database.query<{ ok: number }>("select 1 as ok")).toEqual([{ ok: 1 }]);
+    await database.close();
+  } finally {
+    rmSync(brokenDir, { recursive: true, force: true });
+  }
+}, 60_000);
