@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { EMBEDDED_START_PARAMS, startPglite } from "../../src/db/client";
+import { EMBEDDED_START_PARAMS, launchPglite } from "../../src/db/client";
 import { loadPgliteAssets } from "../../src/db/pglite-assets";
 
 const residentMb = () => {
@@ -19,7 +19,8 @@ const bun = residentMb();
 const assets = await loadPgliteAssets({ initdb: false });
 await assets.pgliteWasmModule;
 const compiled = residentMb();
-const client = await startPglite(join(process.argv[2]!, "pg"), assets, { startParams: EMBEDDED_START_PARAMS });
+const { client, ready } = launchPglite(join(process.argv[2]!, "pg"), assets, { startParams: EMBEDDED_START_PARAMS });
+await ready;
 const opened = residentMb();
 await client.close();
 console.log(JSON.stringify({ bun, compiled, opened }));

@@ -1,6 +1,6 @@
 import { createApp, listenerOptions } from "../app";
 import { loadConfig } from "../config";
-import { openDatabase } from "../db/client";
+import { beginOpeningDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { createLogger } from "../lib/logger";
 import { MemoryGovernor } from "../lib/memory-governor";
@@ -11,8 +11,9 @@ const DRAIN_TIMEOUT_MS = 10_000;
 
 /**
  * Where start-up time goes, said in the "listening" line: the process until serving begins
- * (runtime and code loaded; for `demo`, the seed too), opening the database (the embedded one
- * compiles and starts PostgreSQL), checking migrations, building the app, listening.
+ * (runtime and code loaded; for `demo`, the seed too), building the app (while the embedded
+ * database starts), the rest of opening the database (the embedded one compiles and starts
+ * PostgreSQL), checking migrations, listening.
  */
 class StartupPhases {
   private readonly ms: Record<string, number> = { process: Math.round(performance.now()) };
@@ -31,15 +32,22 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const phases = new StartupPhases();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes, compiledPostgres: options.compiledPostgres });
+  const opening = await beginOpeningDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes, compiledPostgres: options.compiledPostgres });
+  const database = opening.database;
+  // The app is built while the embedded database starts (its compile runs on another thread and
+  // the app needs only the handle); whatever it asks the database meanwhile waits for it.
+  const { app, context } = createApp({ database, config, clock: systemClock, logger });
+  phases.end("app");
+  // A database that cannot start has freed its data directory; the app's background work waits
+  // on it forever and the process exits with the error.
+  await opening.ready;
   phases.end("database");
   await database.migrate().catch(async (error) => {
+    await context.lifecycle.beforeClose().catch(() => {});
     await database.close().catch(() => {});
     throw new MigrationFailedError(database.location, error);
   });
   phases.end("migrations");
-  const { app, context } = createApp({ database, config, clock: systemClock, logger });
-  phases.end("app");
   const memory = new MemoryGovernor({ limitBytes: config.memorySoftLimitMb * 1024 * 1024 });
   // Installed before listening, so a signal that arrives as soon as "listening" is printed is handled.
   let stopping = false;

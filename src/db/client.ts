@@ -129,7 +129,26 @@ export interface OpenDatabaseOptions {
   compiledPostgres?: Promise<WebAssembly.Module>;
 }
 
+/** A database whose start-up may still be under way: the handle works at once (its queries wait), `ready` settles when it answers. */
+export interface OpeningDatabase {
+  database: Database;
+  /** Rejects if the database cannot start; the handle is then dead and the data directory free. */
+  ready: Promise<void>;
+}
+
+/** Opens the database and waits until it answers. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const { database, ready } = await beginOpeningDatabase(options);
+  await ready;
+  return database;
+}
+
+/**
+ * Opens the database without waiting for the embedded one to start (it compiles and starts
+ * PostgreSQL meanwhile, the compile on another thread), so that the caller can build what needs
+ * only the handle. PostgreSQL's pool is ready at once (it connects on first use).
+ */
+export async function beginOpeningDatabase(options: OpenDatabaseOptions): Promise<OpeningDatabase> {
   const url = options.databaseUrl?.trim();
   if (!url) {
     const dir = join(options.dataDir, "pg");
@@ -137,18 +156,25 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const lock = lockDataDir(options.dataDir);
     try {
       const assets = await (options.pglite ?? loadPgliteAssets({ initdb: !existsSync(join(dir, "PG_VERSION")), compiledPostgres: options.compiledPostgres }));
-      const client = await startPglite(dir, assets, { startParams: EMBEDDED_START_PARAMS });
-      const database = await openPglite(client, "embedded", `embedded PGlite in ${resolve(dir)}`);
+      const { client, ready } = launchPglite(dir, assets, { startParams: EMBEDDED_START_PARAMS });
+      const database = pgliteDatabase(client, "embedded", `embedded PGlite in ${resolve(dir)}`);
+      let failed = false;
       const close = database.close;
-      return Object.assign(database, {
-        async close() {
-          try {
-            await close();
-          } finally {
-            lock.release();
-          }
-        },
+      const started = ready.catch((error: unknown) => {
+        failed = true;
+        lock.release();
+        throw error;
       });
+      const closing = async () => {
+        // PGlite that never started cannot be closed (closing waits for it); its lock is already released.
+        if (failed) return;
+        try {
+          await close();
+        } finally {
+          lock.release();
+        }
+      };
+      return { database: Object.assign(database, { close: closing }), ready: started };
     } catch (error) {
       lock.release();
       throw error;
@@ -156,30 +182,29 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   if (url === "memory://") {
     const assets = await (options.pglite ?? loadPgliteAssets({ initdb: !options.memoryTemplate, compiledPostgres: options.compiledPostgres }));
-    const client = await startPglite(undefined, assets, { startParams: EMBEDDED_START_PARAMS, ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
-    return openPglite(client, "memory", "in-memory PGlite");
+    const { client, ready } = launchPglite(undefined, assets, { startParams: EMBEDDED_START_PARAMS, ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
+    return { database: pgliteDatabase(client, "memory", "in-memory PGlite"), ready };
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSizes ?? DEFAULT_POOL_SIZES);
+  if (/^postgres(ql)?:\/\//.test(url)) return { database: await openPostgres(url, options.poolSizes ?? DEFAULT_POOL_SIZES), ready: Promise.resolve() };
   throw new Error(`DATABASE_URL must be postgres://…, memory:// or unset (got a value of another form)`);
 }
 
 /**
- * Starts PGlite on `dataDir` (or in memory) with these assets, and waits until it answers. PGlite
- * leaves a failed compile unhandled where it awaits it (start-up would hang), so it is given a
- * module that never arrives in that case, and the failure is reported from here instead.
+ * Starts PGlite on `dataDir` (or in memory) with these assets; `ready` settles when it answers.
+ * PGlite leaves a failed compile unhandled where it awaits it (start-up would hang), so it is
+ * given a module that never arrives in that case, and `ready` reports the failure instead.
  */
-export async function startPglite(dataDir: string | undefined, assets: PgliteAssets, options: Omit<PGliteOptions, "pgliteWasmModule">): Promise<PGlite> {
+export function launchPglite(dataDir: string | undefined, assets: PgliteAssets, options: Omit<PGliteOptions, "pgliteWasmModule">): { client: PGlite; ready: Promise<void> } {
   const compiled = Promise.resolve(assets.pgliteWasmModule);
   const moduleOrNever = compiled.catch(() => new Promise<never>(() => {}));
   // The patched PGlite awaits whatever it is given here; its type still says a compiled module.
   const pgliteOptions = { ...assets, ...options, pgliteWasmModule: moduleOrNever as unknown as WebAssembly.Module };
   const client = dataDir === undefined ? new PGlite(pgliteOptions) : new PGlite(dataDir, pgliteOptions);
-  await Promise.all([compiled, client.waitReady]);
-  return client;
+  return { client, ready: Promise.all([compiled, client.waitReady]).then(() => {}) };
 }
 
-async function openPglite(client: PGlite, kind: DatabaseKind, location: string): Promise<Database> {
-  await client.waitReady;
+/** The handle over a PGlite client, usable before it is ready (PGlite holds queries until then). */
+function pgliteDatabase(client: PGlite, kind: DatabaseKind, location: string): Database {
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
