@@ -32,7 +32,9 @@ export function cpuMicros(pid: number): number {
 
 /**
  * CPU time used so far by every PostgreSQL process on this machine (the benchmarks' server is
- * local), in microseconds: the database's share of a call, whichever backend served it.
+ * local), in microseconds: the database's share of a call, whichever backend served it. A
+ * backend that ends is counted through the postmaster, which adds its children's time once it
+ * has reaped them, so the total never goes back when a pool closes connections.
  */
 export function postgresCpuMicros(): number {
   let total = 0;
@@ -42,7 +44,7 @@ export function postgresCpuMicros(): number {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       if (!stat.includes(" (postgres) ")) continue;
       const fields = stat.split(") ")[1]!.split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) * 10_000;
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10_000;
     } catch {
       // The process ended while being read.
     }
