@@ -9,6 +9,8 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
   /** Start-up and shutdown facts an operator always needs, whatever LOG_LEVEL says (except silent). */
   announce(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether lines of this level are written at all, so work done only for them can be skipped. */
+  writes(level: Exclude<LogLevel, "silent">): boolean;
 }
 
 /** One JSON object per line. Callers pass fields, never secrets: no tokens, keys or passwords. */
@@ -24,6 +26,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
     announce: (m, f) => emit("info", m, f, true),
+    writes: (lvl) => ORDER[lvl] >= threshold,
   };
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type ErrorBody, type TestApp } from "../helpers/app";
 import { flushDeferred, PASSWORD, registerClinic } from "../helpers/clinic";
+import { createLogger } from "../../src/lib/logger";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -68,6 +69,24 @@ describe("logs", () => {
     expect(all).not.toContain("secret-query");
     expect(all).not.toContain(owner.token);
     expect(all).not.toContain(owner.refreshCookie.split("=")[1]);
+  });
+});
+
+describe("logs at LOG_LEVEL=warn", () => {
+  test("no request lines, and request ids still travel in headers and error bodies", async () => {
+    const lines: string[] = [];
+    const quiet = await createTestApp({ logger: createLogger("warn", (line) => void lines.push(line)) });
+    try {
+      const ok = await quiet.request("GET", "/health", { headers: { "x-request-id": "quiet-1" } });
+      expect(ok.headers.get("x-request-id"), ok.text).toBe("quiet-1");
+      const refused = await quiet.request<ErrorBody>("GET", "/api/v1/auth/me", { headers: { "x-request-id": "quiet-2" } });
+      expect(refused.status, refused.text).toBe(401);
+      expect(refused.body.request_id, refused.text).toBe("quiet-2");
+      await flushDeferred();
+      expect(lines.filter((line) => JSON.parse(line).msg === "request"), lines.join("\n")).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
   });
 });
 
