@@ -5,8 +5,9 @@
 import { BrowserRun } from "../tests/browser/harness";
 import { assistantTraffic, startDemoServer } from "../tests/browser/demo-server";
 
-const demo = await startDemoServer();
+// The browser first: one that cannot start (Chromium not installed) then leaves no server behind.
 const run = await BrowserRun.launch();
+const demo = await startDemoServer();
 try {
   await assistantTraffic(demo);
   const page = await (await run.context({ viewport: { width: 1280, height: 900 }, locale: "es-CL" })).newPage();

@@ -15,10 +15,11 @@ import { assert, BrowserRun } from "./harness";
 const PASSWORD = "a long password";
 const TABLET = { width: 1024, height: 768 };
 
+// The browser first: one that cannot start (Chromium not installed) then leaves no server behind.
+const run = await BrowserRun.launch();
 const dataDir = mkdtempSync(join(tmpdir(), "vet-console-"));
 const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" });
 const base = server.baseUrl.replace("localhost", "127.0.0.1");
-const run = await BrowserRun.launch();
 
 // The clinic: its owner, a receptionist, a tutor with a patient and a visit at 10:00 today.
 const owner = await call(base, "POST", "/api/v1/auth/register", { json: { email: "owner@aromos.cl", password: PASSWORD, name: "Carolina Fuentes", clinic_name: "Los Aromos", timezone: "America/Santiago" } });

@@ -12,6 +12,18 @@ export interface ServerProcess {
 
 const ROOT = join(import.meta.dir, "../..");
 
+/** Server processes not yet stopped: a script that dies (a failed check, a benchmark that throws) takes them with it. */
+const running = new Set<ReturnType<typeof Bun.spawn>>();
+process.once("exit", () => {
+  for (const child of running) {
+    try {
+      process.kill(child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
 /**
  * Starts `bun src/index.ts` (or `command`, e.g. the compiled binary) as a real process on a free
  * port. `env` sets the database: DATA_DIR (embedded) or DATABASE_URL (PostgreSQL).
@@ -22,31 +34,45 @@ export async function startServer(env: Record<string, string>, options: { comman
   Object.assign(childEnv, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env });
   if (!env.DATA_DIR) delete childEnv.DATA_DIR;
   const child = Bun.spawn(options.command ?? ["bun", "src/index.ts"], { cwd: options.cwd ?? ROOT, env: childEnv, stdout: "pipe", stderr: "inherit" });
+  running.add(child);
+  void child.exited.then(() => running.delete(child));
   const reader = child.stdout.getReader();
   const decoder = new TextDecoder();
   const lines: string[] = [];
   let buffer = "";
+  const matching = (line: string, match: (line: Record<string, unknown>) => boolean) => {
+    try {
+      const parsed = JSON.parse(line);
+      return match(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  /** Moves the complete lines already read into `lines`, stopping at the first that matches. */
+  const takeLines = (match: (line: Record<string, unknown>) => boolean) => {
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      lines.push(line);
+      const found = matching(line, match);
+      if (found) return found;
+    }
+    return undefined;
+  };
   const waitForLog = async (match: (line: Record<string, unknown>) => boolean) => {
     for (const line of lines) {
-      try {
-        const parsed = JSON.parse(line);
-        if (match(parsed)) return parsed;
-      } catch {}
+      const found = matching(line, match);
+      if (found) return found;
     }
+    // Lines that arrived in the same chunk as an earlier match are taken before waiting for more:
+    // a quiet server may write nothing else for a long time.
     for (;;) {
+      const found = takeLines(match);
+      if (found) return found;
       const { value, done } = await reader.read();
       if (done) throw new Error(`server exited before the expected log line:\n${lines.join("\n")}`);
       buffer += decoder.decode(value, { stream: true });
-      let newline: number;
-      while ((newline = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        lines.push(line);
-        try {
-          const parsed = JSON.parse(line);
-          if (match(parsed)) return parsed;
-        } catch {}
-      }
     }
   };
   const listening = await waitForLog((l) => l.msg === "listening");
