@@ -13,7 +13,7 @@ import { ManualClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/logger";
 import { testConfig } from "../tests/helpers/app";
 import { createTestDatabase } from "../tests/helpers/database";
-import { percentile } from "./lib/load";
+import { median, percentile } from "./lib/load";
 import { printTable } from "./lib/table";
 
 if (process.env.DATABASE_URL?.startsWith("postgres")) {
@@ -64,7 +64,6 @@ async function measure(label: string, extraVisits: number) {
   await context.lifecycle.beforeClose();
   await database.destroy();
   rmSync(dir, { recursive: true, force: true });
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
   return [
     { clinic: label, writes: "no backup (baseline)", p50_ms: percentile(baseline, 50).toFixed(2), p99_ms: percentile(baseline, 99).toFixed(2), max_ms: baseline.at(-1)!.toFixed(1), backup: "" },
     {

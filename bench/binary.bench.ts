@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call, startServer } from "../tests/helpers/server-process";
-import { loadFromChild } from "./lib/load";
+import { loadFromChild, median } from "./lib/load";
 import { databaseLabel, printTable, reportTarget } from "./lib/table";
 
 const ROOT = join(import.meta.dir, "..");
@@ -42,7 +42,6 @@ async function compileMs(): Promise<number> {
   }
   return median(times);
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -15,7 +15,7 @@ import { SqlEngine } from "../src/modules/mcp/sql-guard/engine";
 import { startServer } from "../tests/helpers/server-process";
 import { demoDataDir } from "./lib/service";
 import { QUERIES } from "./lib/query-classes";
-import { cpuMicros } from "./lib/load";
+import { cpuMicros, median } from "./lib/load";
 import { printTable, reportTarget } from "./lib/table";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -95,7 +95,6 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 rmSync(dataDir, { recursive: true, force: true });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const ratioOf = (label: string) => median(samples.get(`mcp ${label}`)!) / median(samples.get(`direct ${label}`)!);
 printTable(
   `Embedded query_database over POST /mcp vs PGlite in process — demo clinic, ${CALLERS} callers, ${SECONDS} s, medians of ${ROUNDS} rounds`,

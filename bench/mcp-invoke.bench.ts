@@ -3,8 +3,8 @@ import { silentLogger } from "../src/lib/logger";
 import { createTestApp } from "../tests/helpers/app";
 import { registerClinic } from "../tests/helpers/clinic";
 import { createKey, invoke } from "../tests/mcp/helpers";
-import { cpuMicros, loadFromChild } from "./lib/load";
 import { startServer } from "../tests/helpers/server-process";
+import { cpuMicros, loadFromChild } from "./lib/load";
 import { startBenchService, startScript } from "./lib/service";
 import { databaseLabel, printTable, reportTarget } from "./lib/table";
 
@@ -89,5 +89,3 @@ if (import.meta.main) {
   reportTarget({ target: `/invoke get_clinic_context ≥ 50 % of a bare Bun.serve (${databaseLabel()})`, measured: share(invoke.rps), met: invoke.rps / baseline.rps >= 0.5 });
   console.log(`database statements per warm call: ${trips} (target 0)`);
 }
-
-

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { join } from "node:path";
 import { createTestDatabase, POSTGRES_URL } from "../tests/helpers/database";
 import { startServer } from "../tests/helpers/server-process";
-import { cpuMicros, percentile, postgresCpuMicros } from "./lib/load";
+import { cpuMicros, median, percentile, postgresCpuMicros } from "./lib/load";
 import { QUERIES, type QueryClass } from "./lib/query-classes";
 import { seedUnlimitedDemo, startScript } from "./lib/service";
 import { printTable, reportTarget } from "./lib/table";
@@ -179,7 +179,6 @@ for (const system of systems) {
 finished = true;
 await database.destroy();
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const rows: Record<string, string | number>[] = [];
 const ratios: string[] = [];
 let everyRatioMet = true;

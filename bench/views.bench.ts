@@ -17,7 +17,7 @@ import { executeGuarded, ExecutorMemory, type QueryLimits } from "../src/modules
 import { guardSql } from "../src/modules/mcp/sql-guard/guard";
 import { createTestDatabase } from "../tests/helpers/database";
 import { CLINIC_A, idOf, seedClinicsAtScale } from "./lib/clinic-at-scale";
-import { percentile } from "./lib/load";
+import { median } from "./lib/load";
 import { QUERIES, type QueryClass } from "./lib/query-classes";
 import { databaseLabel, printTable, reportTarget } from "./lib/table";
 
@@ -111,7 +111,6 @@ const shape = (plan: string[], nodes = 7) =>
     .map((line) => line.replace(/^\s*->\s*/, "").replace(/\s+\(cost=.*$/, ""))
     .join(" → ");
 
-const median = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
 const isTimeout = (error: unknown) => (error as { code?: string })?.code === "57014";
 const rows: Record<string, string | number>[] = [];
 /** What the closing targets table takes: every ratio measured, and whether each query stayed within the target. */

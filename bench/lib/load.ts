@@ -24,10 +24,15 @@ export interface LoadResult {
   p99_ms: number;
 }
 
-/** User + system CPU time a process has used so far, in microseconds (Linux /proc, 100 ticks a second). */
+/** A process's times from /proc/<pid>/stat, in microseconds (100 ticks a second): its own, and its reaped children's. */
+function processTimes(stat: string): { own: number; children: number } {
+  const fields = stat.split(") ")[1]!.split(" ");
+  return { own: (Number(fields[11]) + Number(fields[12])) * 10_000, children: (Number(fields[13]) + Number(fields[14])) * 10_000 };
+}
+
+/** User + system CPU time a process has used so far, in microseconds (Linux /proc). */
 export function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  return processTimes(readFileSync(`/proc/${pid}/stat`, "utf8")).own;
 }
 
 /**
@@ -43,8 +48,8 @@ export function postgresCpuMicros(): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       if (!stat.includes(" (postgres) ")) continue;
-      const fields = stat.split(") ")[1]!.split(" ");
-      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10_000;
+      const times = processTimes(stat);
+      total += times.own + times.children;
     } catch {
       // The process ended while being read.
     }
@@ -56,6 +61,9 @@ export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
+
+/** The middle value (the upper one of an even count), 0 for none. */
+export const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 50);
 
 async function run(options: LoadOptions): Promise<LoadResult> {
   const init = { method: options.method ?? "GET", headers: options.headers, body: options.body };

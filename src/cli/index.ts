@@ -40,8 +40,6 @@ Environment: DATABASE_URL (unset: embedded database in DATA_DIR/pg), DATA_DIR (.
 PORT (3000), HOST, JWT_SECRET, LOG_LEVEL, QUOTA_FLUSH_MS, QUERY_TIMEOUT_MS, QUERY_MAX_ROWS,
 BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6h…), BACKUP_KEEP (7).`;
 
-/** The configured database, migrated, for one command. */
-
 /** One line from standard input (a prompt goes to stderr when it is a terminal). */
 async function readPasswordLine(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write("New password (10–256 characters): ");
@@ -56,6 +54,7 @@ export interface EarlyStart {
 
 /** One command line for the binary and `bun run`: `vet-clinic [serve|migrate|seed|create-owner]`. */
 export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = {}): Promise<void> {
+  /** The configured database, migrated, for one command (with the compile src/index.ts started). */
   const withConfiguredDatabase = <T>(work: (database: Database) => Promise<T>): Promise<T> => withDatabase({ ...loadConfig(), migrate: true, compiledPostgres }, work);
   const { values, positionals } = parseArgs({
     args: argv,
