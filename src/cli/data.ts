@@ -7,7 +7,7 @@ import { readBackup, type BackupSidecar } from "../backup/format";
 import { loadSnapshot, takeSnapshot, type Progress } from "../backup/snapshot";
 import { BackupStore } from "../backup/store";
 import type { Clock } from "../lib/clock";
-import { withDatabase } from "./with-database";
+import { withDatabase, type EarlyStart } from "./with-database";
 
 /** Progress lines go to stderr, so stdout keeps only the result. */
 const progress: Progress = (line) => process.stderr.write(`  ${line}\n`);
@@ -31,13 +31,13 @@ function prepareEmbeddedTarget(config: Config, force: boolean, clock: Clock): st
 }
 
 /** `vet-clinic backup`: one backup of the embedded database now, while no server runs. */
-export async function backupCommand(config: Config, clock: Clock): Promise<BackupSidecar> {
+export async function backupCommand(config: Config, clock: Clock, { compiledPostgres }: EarlyStart = {}): Promise<BackupSidecar> {
   if (config.databaseUrl) throw new Error("backup works on the embedded database; back up PostgreSQL with pg_dump or your provider's backups");
-  return withDatabase({ dataDir: config.dataDir, migrate: true }, (database) => new BackupStore(database, clock, config.backup).backupNow());
+  return withDatabase({ dataDir: config.dataDir, migrate: true, compiledPostgres }, (database) => new BackupStore(database, clock, config.backup).backupNow());
 }
 
 /** `vet-clinic restore FILE [--force]`: checks the file, then loads it into the configured database. */
-export async function restoreCommand(config: Config, clock: Clock, file: string, force: boolean): Promise<string> {
+export async function restoreCommand(config: Config, clock: Clock, file: string, force: boolean, { compiledPostgres }: EarlyStart = {}): Promise<string> {
   const path = resolve(file);
   if (!existsSync(path)) throw new Error(`${path} does not exist`);
   const sidecarPath = `${path}.manifest.json`;
@@ -47,7 +47,7 @@ export async function restoreCommand(config: Config, clock: Clock, file: string,
   process.stderr.write(`backup of ${manifest.created_at}, schema ${manifest.schema_version} (${manifest.schema_tag}), ${manifest.tables.reduce((n, t) => n + t.rows, 0)} rows: checksums verified\n`);
   if (config.databaseUrl && force) throw new Error("--force replaces an embedded data directory only; for PostgreSQL, restore into an empty database you create");
   const aside = config.databaseUrl ? null : prepareEmbeddedTarget(config, force, clock);
-  await withDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }, (database) => loadSnapshot(database, snapshot, progress));
+  await withDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, compiledPostgres }, (database) => loadSnapshot(database, snapshot, progress));
   return `restored ${basename(path)} into ${config.databaseUrl ? redactUrl(config.databaseUrl) : embeddedDir(config)}${aside ? ` (the previous database was moved to ${aside})` : ""}`;
 }
 
@@ -56,13 +56,13 @@ export async function restoreCommand(config: Config, clock: Clock, file: string,
  * `--from URL` copies a PostgreSQL database into DATA_DIR. Both verify every table's rows and
  * checksum in the target before they finish; the source is never changed.
  */
-export async function moveCommand(config: Config, clock: Clock, direction: { to?: string; from?: string }, force: boolean): Promise<string> {
+export async function moveCommand(config: Config, clock: Clock, direction: { to?: string; from?: string }, force: boolean, { compiledPostgres }: EarlyStart = {}): Promise<string> {
   const url = direction.to ?? direction.from;
   if (!url || (direction.to && direction.from)) throw new Error("move needs exactly one of --to postgres://… (embedded → PostgreSQL) or --from postgres://… (PostgreSQL → embedded)");
   if (!/^postgres(ql)?:\/\//.test(url)) throw new Error("move --to/--from takes a postgres:// URL");
   if (direction.to) {
     process.stderr.write(`reading the embedded database in ${embeddedDir(config)}\n`);
-    const snapshot = await withDatabase({ dataDir: config.dataDir, migrate: true }, (source) => takeSnapshot(source, progress));
+    const snapshot = await withDatabase({ dataDir: config.dataDir, migrate: true, compiledPostgres }, (source) => takeSnapshot(source, progress));
     process.stderr.write(`writing to ${redactUrl(url)}\n`);
     await withDatabase({ databaseUrl: url, dataDir: config.dataDir }, (target) => loadSnapshot(target, snapshot, progress));
     return `moved ${snapshot.tables.reduce((n, t) => n + t.rows, 0)} rows to ${redactUrl(url)}; every table verified.\nStart the service on it with DATABASE_URL set to the URL you passed (${redactUrl(url)}; its password is not printed):\n  DATABASE_URL=postgres://… vet-clinic\n(the embedded database in ${embeddedDir(config)} is unchanged; keep it until you are sure)`;
@@ -71,6 +71,6 @@ export async function moveCommand(config: Config, clock: Clock, direction: { to?
   const snapshot = await withDatabase({ databaseUrl: url, dataDir: config.dataDir }, (source) => takeSnapshot(source, progress));
   const aside = prepareEmbeddedTarget(config, force, clock);
   process.stderr.write(`writing the embedded database in ${embeddedDir(config)}\n`);
-  await withDatabase({ dataDir: config.dataDir }, (target) => loadSnapshot(target, snapshot, progress));
+  await withDatabase({ dataDir: config.dataDir, compiledPostgres }, (target) => loadSnapshot(target, snapshot, progress));
   return `moved ${snapshot.tables.reduce((n, t) => n + t.rows, 0)} rows into ${embeddedDir(config)}; every table verified. Start the service without DATABASE_URL to use it.${aside ? ` (the previous database was moved to ${aside})` : ""}`;
 }

@@ -4,7 +4,8 @@ import { loadConfig } from "../config";
 import type { Database } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { serve } from "./serve";
-import { withDatabase } from "./with-database";
+import { INFO_OPTIONS } from "./info-options";
+import { withDatabase, type EarlyStart } from "./with-database";
 
 const HELP = `vet-clinic ${pkg.version}: practice management for small veterinary clinics
 
@@ -47,11 +48,6 @@ async function readPasswordLine(): Promise<string> {
   throw new Error("no password given: set NEW_PASSWORD or write it on standard input");
 }
 
-/** What src/index.ts started before loading the commands: PostgreSQL's compile, for the embedded database. */
-export interface EarlyStart {
-  compiledPostgres?: Promise<WebAssembly.Module>;
-}
-
 /** One command line for the binary and `bun run`: `vet-clinic [serve|migrate|seed|create-owner]`. */
 export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = {}): Promise<void> {
   /** The configured database, migrated, for one command (with the compile src/index.ts started). */
@@ -60,8 +56,7 @@ export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = 
     args: argv,
     allowPositionals: true,
     options: {
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
+      ...INFO_OPTIONS,
       demo: { type: "boolean" },
       size: { type: "string" },
       replace: { type: "boolean" },
@@ -123,18 +118,18 @@ export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = 
     case "backup": {
       const { backupCommand } = await import("./data");
       const config = loadConfig();
-      const taken = await backupCommand(config, systemClock);
+      const taken = await backupCommand(config, systemClock, { compiledPostgres });
       return void console.log(`backup written: ${taken.file} (${taken.size_bytes} bytes, sha256 ${taken.sha256}) in ${config.backup.dir}`);
     }
     case "restore": {
       const file = positionals[1];
       if (!file) throw new Error("restore needs a FILE (a .sql.gz backup)");
       const { restoreCommand } = await import("./data");
-      return void console.log(await restoreCommand(loadConfig(), systemClock, file, values.force === true));
+      return void console.log(await restoreCommand(loadConfig(), systemClock, file, values.force === true, { compiledPostgres }));
     }
     case "move": {
       const { moveCommand } = await import("./data");
-      return void console.log(await moveCommand(loadConfig(), systemClock, { to: values.to, from: values.from }, values.force === true));
+      return void console.log(await moveCommand(loadConfig(), systemClock, { to: values.to, from: values.from }, values.force === true, { compiledPostgres }));
     }
     default:
       throw new Error(`unknown command "${command}"; see --help`);

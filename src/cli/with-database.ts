@@ -1,6 +1,11 @@
 import { openDatabase, type Database, type OpenDatabaseOptions } from "../db/client";
 import { MigrationFailedError } from "./startup-errors";
 
+/** What src/index.ts started before loading the commands: PostgreSQL's compile, for the embedded database. */
+export interface EarlyStart {
+  compiledPostgres?: Promise<WebAssembly.Module>;
+}
+
 /**
  * Opens a database for one command and closes it after, whatever happens. `migrate` brings it
  * to this version's schema first (a restore or a move loads into an older one itself).
