@@ -7,7 +7,7 @@ import { corsPolicy } from "./http/cors";
 import { ApiDocument, apiDocs } from "./http/docs";
 import { idempotency } from "./http/idempotency";
 import { errorHandler, jsonBody } from "./http/errors";
-import { DeclaredQueries, inputRules } from "./http/input-rules";
+import { DeclaredInputs, inputRules } from "./http/input-rules";
 import { Paginator } from "./http/pagination";
 import { RestRateLimits } from "./http/rate-limit";
 import { requestContext, RequestStates } from "./http/request-context";
@@ -45,7 +45,7 @@ function buildRoutes(context: AppContext) {
     .use(corsPolicy(context.config))
     .use(errorHandler(context.logger, context.requests))
     .use(jsonBody(context.config.maxBodyBytes))
-    .use(inputRules(context.declaredQueries))
+    .use(inputRules(context.declaredInputs))
     .use(apiDocs(context.apiDocument))
     .use(healthModule(context))
     .use(mcpModule(context))
@@ -84,7 +84,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     lifecycle: createLifecycle(),
     auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits, requests }),
     idempotency: idempotency(services),
-    declaredQueries: new DeclaredQueries(),
+    declaredInputs: new DeclaredInputs(),
     apiDocument: new ApiDocument(),
     statistics: new PlannerStatistics(deps.database, deps.logger),
     backups: deps.database.kind === "postgres" ? null : new BackupScheduler(new BackupStore(deps.database, deps.clock, deps.config.backup, deps.logger), deps.clock, deps.logger),
@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   context.lifecycle.onBeforeClose(() => mcp.stop());
   context.lifecycle.onBeforeClose(() => context.statistics.stop());
   const app = buildRoutes(context);
-  context.declaredQueries.learn(app);
+  context.declaredInputs.learn(app);
   context.apiDocument.learn(app);
   return { app, context };
 }

@@ -2,7 +2,7 @@ import type { Config } from "./config";
 import type { Database, ServiceContext } from "./db/client";
 import type { authGuard } from "./http/auth";
 import type { idempotency } from "./http/idempotency";
-import type { DeclaredQueries } from "./http/input-rules";
+import type { DeclaredInputs } from "./http/input-rules";
 import type { ApiDocument } from "./http/docs";
 import type { Paginator } from "./http/pagination";
 import type { RestRateLimits } from "./http/rate-limit";
@@ -47,8 +47,8 @@ export interface AppContext extends AppDeps {
   requests: RequestStates;
   auth: ReturnType<typeof authGuard>;
   idempotency: ReturnType<typeof idempotency>;
-  /** Which query parameters each route declares (learned from the built routes), for the unknown-parameter rule. */
-  declaredQueries: DeclaredQueries;
+  /** Which query parameters and body properties each route declares (learned from the built routes), for the unknown-input rule. */
+  declaredInputs: DeclaredInputs;
   /** The OpenAPI document, built from the finished routes. */
   apiDocument: ApiDocument;
   lifecycle: Lifecycle;

@@ -1,5 +1,6 @@
 import { Elysia, type AnyElysia } from "elysia";
 import { AppError, type FieldError } from "../lib/errors";
+import { undeclaredProperties, type ObjectShape } from "./json-schema";
 
 /** Deeper JSON than this is refused before validation: no route's body nests past a few levels. */
 const MAX_DEPTH = 32;
@@ -64,32 +65,48 @@ function safeName(raw: string): string {
   }
 }
 
-/** Which query parameters each route declares, read from the built app's own route schemas. */
-export class DeclaredQueries {
-  private byRoute = new Map<string, ReadonlySet<string>>();
+/** What each route declares it takes, read from the built app's own route schemas. */
+export class DeclaredInputs {
+  private queries = new Map<string, ReadonlySet<string>>();
+  private bodies = new Map<string, ObjectShape>();
 
   /** Call once the routes exist: every route without a query schema takes no parameters. */
   learn(app: AnyElysia): void {
     for (const route of app.routes) {
-      const schema = route.hooks?.query as { properties?: Record<string, unknown> } | undefined;
-      this.byRoute.set(`${route.method} ${route.path}`, new Set(Object.keys(schema?.properties ?? {})));
+      const key = `${route.method} ${route.path}`;
+      const query = route.hooks?.query as { properties?: Record<string, unknown> } | undefined;
+      this.queries.set(key, new Set(Object.keys(query?.properties ?? {})));
+      if (route.hooks?.body) this.bodies.set(key, route.hooks.body as ObjectShape);
     }
   }
 
-  unknownNames(method: string, route: string, query: Record<string, unknown> | undefined): string[] {
-    const declared = this.byRoute.get(`${method} ${route}`) ?? this.byRoute.get(`ALL ${route}`);
+  private lookup<T>(map: Map<string, T>, method: string, route: string): T | undefined {
+    return map.get(`${method} ${route}`) ?? map.get(`ALL ${route}`);
+  }
+
+  unknownQueryNames(method: string, route: string, query: Record<string, unknown> | undefined): string[] {
+    const declared = this.lookup(this.queries, method, route);
     if (!query || !declared) return [];
     return Object.keys(query).filter((name) => !declared.has(name));
   }
+
+  /** Paths (`body.…`) of the body's properties that the route's body schema does not declare. */
+  unknownBodyPaths(method: string, route: string, body: unknown): string[] {
+    const schema = this.lookup(this.bodies, method, route);
+    return schema ? undeclaredProperties(schema, body, "body") : [];
+  }
 }
+
+const listed = (one: string, many: string, names: string[]) => `Unknown ${names.length > 1 ? many : one}: ${names.join(", ")}`;
 
 /**
  * Input rules enforced once, before any route's schema runs: the text rule on every body,
  * query and path value (and property name), query strings that are not UTF-8, JSON nested too
- * deeply, and query parameters the route does not declare (a misspelled filter or an
- * unsupported `offset` is a 422, never silently ignored).
+ * deeply, and query parameters or body properties the route does not declare (a misspelled
+ * filter, an unsupported `offset` or a field the route does not take is a 422, never silently
+ * ignored: Elysia would otherwise drop an undeclared body property and answer as if it were accepted).
  */
-export const inputRules = (declared: DeclaredQueries) =>
+export const inputRules = (declared: DeclaredInputs) =>
   new Elysia({ name: "input-rules" }).onTransform({ as: "global" }, (context) => {
     const { request, body, query, params } = context;
     const route = (context as { route?: string }).route ?? "";
@@ -99,11 +116,8 @@ export const inputRules = (declared: DeclaredQueries) =>
     collectTextProblems(params, "params", fields);
     collectTextProblems(body, "body", fields);
     if (fields.length) throw AppError.validation(fields, "The request holds text the service does not accept");
-    const unknown = declared.unknownNames(request.method, route, query);
-    if (unknown.length) {
-      throw AppError.validation(
-        unknown.map((name) => ({ path: `query.${name}`, message: "Unknown query parameter" })),
-        `Unknown query parameter${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,
-      );
-    }
+    const unknown = declared.unknownQueryNames(request.method, route, query);
+    if (unknown.length) throw AppError.validation(unknown.map((name) => ({ path: `query.${name}`, message: "Unknown query parameter" })), listed("query parameter", "query parameters", unknown));
+    const undeclared = declared.unknownBodyPaths(request.method, route, body);
+    if (undeclared.length) throw AppError.validation(undeclared.map((path) => ({ path, message: "Unknown property" })), listed("body property", "body properties", undeclared.map((path) => path.slice("body.".length))));
   });

@@ -30,3 +30,62 @@ export function plainJsonSchema(schema: unknown): unknown {
 
 /** A tool's TypeBox schema as the plain JSON Schema its clients see (copied without TypeBox's own symbols). */
 export const toolJsonSchema = (schema: object) => plainJsonSchema(JSON.parse(JSON.stringify(schema))) as { type: "object"; [k: string]: unknown };
+
+/** The parts of JSON Schema that say which properties an object may have. */
+export interface ObjectShape {
+  type?: unknown;
+  properties?: Record<string, ObjectShape>;
+  additionalProperties?: unknown;
+  patternProperties?: unknown;
+  items?: ObjectShape;
+  anyOf?: ObjectShape[];
+  oneOf?: ObjectShape[];
+  allOf?: ObjectShape[];
+}
+
+/**
+ * A request body's object is closed (a property it does not declare is refused) when its schema
+ * lists properties and says nothing of others, or says none; a record (`additionalProperties` or
+ * `patternProperties` given) and an opaque object (no properties, as MCP's JSON-RPC body) stay open.
+ */
+export const isClosedObject = (schema: ObjectShape): boolean =>
+  !!schema.properties && (schema.additionalProperties === undefined || schema.additionalProperties === false) && schema.patternProperties === undefined;
+
+const branchesOf = (schema: ObjectShape): ObjectShape[] => {
+  const alternatives = schema.anyOf ?? schema.oneOf ?? schema.allOf;
+  return alternatives ? alternatives.flatMap(branchesOf) : [schema];
+};
+
+/**
+ * The paths of the properties `value` holds that its schema does not declare (at most `limit`),
+ * through nested objects and arrays. Where branches of a union differ, a property is undeclared
+ * only if no object branch declares it, so this never refuses what the schema itself accepts.
+ */
+export function undeclaredProperties(schema: ObjectShape, value: unknown, path: string, limit = 20, out: string[] = []): string[] {
+  if (out.length >= limit || value === null || typeof value !== "object") return out;
+  const branches = branchesOf(schema);
+  if (Array.isArray(value)) {
+    const items = branches.flatMap((branch) => (branch.items ? [branch.items] : []));
+    if (items.length) value.forEach((item, index) => undeclaredProperties({ anyOf: items }, item, `${path}.${index}`, limit, out));
+    return out;
+  }
+  const objects = branches.filter((branch) => branch.properties || branch.type === "object");
+  if (!objects.length || !objects.every(isClosedObject)) return out;
+  for (const [name, inner] of Object.entries(value)) {
+    const declared = objects.flatMap((object) => (object.properties![name] ? [object.properties![name]!] : []));
+    if (!declared.length) out.push(`${path}.${name}`);
+    else undeclaredProperties({ anyOf: declared }, inner, `${path}.${name}`, limit, out);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** The same schema with every closed object saying so (`additionalProperties: false`), for request bodies in documents. */
+export function withClosedObjects(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withClosedObjects);
+  if (!schema || typeof schema !== "object") return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as Json).map(([name, inner]) => [name, withClosedObjects(inner)])) : withClosedObjects(value);
+  if (isClosedObject(schema as ObjectShape)) out.additionalProperties = false;
+  return out;
+}

@@ -1,7 +1,7 @@
 import type { AnyElysia } from "elysia";
 import pkg from "../../package.json";
 import { ErrorEnvelope } from "./common-model";
-import { plainJsonSchema } from "./json-schema";
+import { plainJsonSchema, withClosedObjects } from "./json-schema";
 
 /**
  * The OpenAPI 3.1 document, generated from the same TypeBox schemas that validate each route
@@ -34,7 +34,7 @@ const STATUS_TEXT: Record<string, string> = {
   "409": "CONFLICT, EMAIL_TAKEN, INVALID_STATE_TRANSITION or an Idempotency-Key conflict",
   "413": "PAYLOAD_TOO_LARGE (over MAX_BODY_BYTES)",
   "415": "UNSUPPORTED_MEDIA_TYPE (send application/json)",
-  "422": "VALIDATION_FAILED: details.fields names each refused value (body.…, query.…, params.…); also unknown query parameters",
+  "422": "VALIDATION_FAILED: details.fields names each refused value (body.…, query.…, params.…); also unknown query parameters and body properties",
   "429": "Rate limit or quota exceeded; Retry-After says when to retry",
   "500": "INTERNAL_ERROR, without internals",
   "503": "SERVICE_UNAVAILABLE: the database is unavailable; Retry-After says when to retry",
@@ -183,7 +183,8 @@ function operationFor(route: RouteLike, path: string): Json {
   if (detail.description) operation.description = detail.description;
   if (parameters.length) operation.parameters = parameters;
   if (hasBody) {
-    const body = plainJsonSchema(hooks.body) as Schema;
+    // Closed objects say so: the service refuses a body property its schema does not declare.
+    const body = withClosedObjects(plainJsonSchema(hooks.body)) as Schema;
     const opaque = !body.type && !body.anyOf && !body.properties;
     const schema = opaque ? { type: "object", description: path === "/mcp" ? "A JSON-RPC 2.0 message (MCP Streamable HTTP)" : "The tool's input (see GET /mcp/tools)" } : body;
     const example = opaque ? (path === "/mcp" ? { jsonrpc: "2.0", id: 1, method: "tools/list" } : {}) : exampleOf(body);

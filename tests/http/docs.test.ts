@@ -87,3 +87,29 @@ test("every operation is complete: id, summary, tag, security per surface, bodie
   const tutorBody = spec.paths["/api/v1/tutors"]!.post!.requestBody!.content["application/json"];
   expect(tutorBody!.schema!.properties!.name).toMatchObject({ type: "string", minLength: 1 });
 });
+
+test("request bodies say that their objects are closed (additionalProperties false), as the service refuses undeclared properties", async () => {
+  const spec = (await t.request<OpenApiDocument>("GET", "/openapi.json")).body;
+  type Node = { properties?: Record<string, Node>; items?: Node; anyOf?: Node[]; additionalProperties?: unknown };
+  const open: string[] = [];
+  const walk = (node: Node | undefined, where: string): void => {
+    if (!node || typeof node !== "object") return;
+    if (node.properties && node.additionalProperties !== false) open.push(where);
+    for (const [name, inner] of Object.entries(node.properties ?? {})) walk(inner, `${where}.${name}`);
+    walk(node.items, `${where}[]`);
+    node.anyOf?.forEach((branch) => walk(branch, where));
+  };
+  let bodies = 0;
+  for (const [path, methods] of Object.entries(spec.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const schema = op.requestBody?.content["application/json"]?.schema as Node | undefined;
+      if (!schema?.properties) continue;
+      bodies++;
+      walk(schema, `${method} ${path} body`);
+    }
+  }
+  expect(bodies).toBeGreaterThan(20);
+  expect(open).toEqual([]);
+  // Responses are not requests: the clinic's answers stay extensible for clients.
+  expect(JSON.stringify(spec.paths["/api/v1/tutors"]!.post!.responses["201"])).not.toContain('"additionalProperties":false');
+});

@@ -12,6 +12,7 @@ import { useClinicApp } from "../helpers/fixture";
 
 type Schema = {
   type?: string;
+  additionalProperties?: unknown;
   format?: string;
   anyOf?: Schema[];
   properties?: Record<string, Schema>;
@@ -163,6 +164,47 @@ describe("every body field of every route refuses each hostile class, writing no
       json: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "query_database\u0000", arguments: {} } },
     });
     expectRefused(rpc, "tools/call with NUL in the tool name", [422]);
+  });
+});
+
+describe("a body property the route does not declare is refused, never dropped", () => {
+  const UNDECLARED = "an_undeclared_property";
+  const arraysOfObjects = (schema: Schema) =>
+    Object.entries(schema.properties ?? {}).filter(([, inner]) => branches(inner).some((b) => b.type === "array" && b.items?.properties));
+
+  test("generated from the route schemas: at the top level and inside arrays of objects, 422 naming it, writing nothing", async () => {
+    const before = await totalRows();
+    let cases = 0;
+    for (const route of routes) {
+      if (!route.body?.properties) continue;
+      const bodies: [unknown, string][] = [[{ [UNDECLARED]: 1 }, `body.${UNDECLARED}`]];
+      for (const [name] of arraysOfObjects(route.body)) bodies.push([{ [name]: [{ [UNDECLARED]: 1 }] }, `body.${name}.0.${UNDECLARED}`]);
+      for (const [json, path] of bodies) {
+        const r = await send<Refusal<ValidationDetails>>(route, { json });
+        expectRefused(r, `${route.method} ${route.path} ${JSON.stringify(json)}`, [422]);
+        expect(r.body.details.fields, r.text).toContainEqual({ path, message: "Unknown property" });
+        cases++;
+      }
+    }
+    expect(cases).toBeGreaterThan(25);
+    expect(await totalRows()).toBe(before);
+  });
+
+  test("a body that is valid but for one extra property is refused whole: nothing created, nothing changed", async () => {
+    const before = await totalRows();
+    const refused = await owner.as<Refusal<ValidationDetails>>("POST", "/api/v1/tutors", { json: { name: "Ana", bogus: 1 } });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.message, refused.text).toBe("Unknown body property: bogus");
+    expect(await totalRows()).toBe(before);
+
+    const tutor = await owner.as<{ id: string; name: string }>("POST", "/api/v1/tutors", { json: { name: "Ana" } });
+    expect(tutor.status, tutor.text).toBe(201);
+    const patch = await owner.as<Refusal<ValidationDetails>>("PATCH", `/api/v1/tutors/${tutor.body.id}`, { json: { name: "Bea", nickname: "B", phone_number: "1" } });
+    expect(patch.status, patch.text).toBe(422);
+    expect(patch.body.details.fields.map((f) => f.path), patch.text).toEqual(["body.nickname", "body.phone_number"]);
+    expect(patch.body.message, patch.text).toBe("Unknown body properties: nickname, phone_number");
+    const after = await owner.as<{ name: string }>("GET", `/api/v1/tutors/${tutor.body.id}`);
+    expect(after.body.name, after.text).toBe("Ana");
   });
 });
 
