@@ -89,3 +89,20 @@ export function withClosedObjects(schema: unknown): unknown {
   if (isClosedObject(schema as ObjectShape)) out.additionalProperties = false;
   return out;
 }
+
+/**
+ * The same schema with no object closed (`additionalProperties: false` removed), for responses in
+ * documents: the service may add fields to its answers, and clients must not refuse them. (Elysia
+ * also writes `additionalProperties: false` into the schema objects it compiles, so without this
+ * a document would depend on which routes had been compiled before it was built.)
+ */
+export function withOpenObjects(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withOpenObjects);
+  if (!schema || typeof schema !== "object") return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "additionalProperties" && value === false) continue;
+    out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as Json).map(([name, inner]) => [name, withOpenObjects(inner)])) : withOpenObjects(value);
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import type { AnyElysia } from "elysia";
 import pkg from "../../package.json";
 import { ErrorEnvelope } from "./common-model";
-import { plainJsonSchema, withClosedObjects } from "./json-schema";
+import { plainJsonSchema, withClosedObjects, withOpenObjects } from "./json-schema";
 
 /**
  * The OpenAPI 3.1 document, generated from the same TypeBox schemas that validate each route
@@ -170,7 +170,7 @@ function operationFor(route: RouteLike, path: string): Json {
     const isVoid = status === "204" || (schema as Schema | undefined)?.type === "void";
     responses[status] = isVoid
       ? { description, headers }
-      : { description, headers, content: { "application/json": { schema: isError && (!schema || schema === ERROR) ? { $ref: "#/components/schemas/Error" } : plainJsonSchema(schema ?? { type: "object" }) } } };
+      : { description, headers, content: { "application/json": { schema: isError && (!schema || schema === ERROR) ? { $ref: "#/components/schemas/Error" } : withOpenObjects(plainJsonSchema(schema ?? { type: "object" })) } } };
   }
 
   const operation: Json = {
