@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { type ErrorBody, type Refusal, type TestApp, type TestResponse, type ValidationDetails } from "../helpers/app";
 import type { ClinicSession } from "../helpers/clinic";
-import { createKey } from "../mcp/helpers";
+import { createKey, type ToolList } from "../mcp/helpers";
 import { useClinicApp } from "../helpers/fixture";
 
 type Schema = {
@@ -205,6 +205,29 @@ describe("a body property the route does not declare is refused, never dropped",
     expect(patch.body.message, patch.text).toBe("Unknown body properties: nickname, phone_number");
     const after = await owner.as<{ name: string }>("GET", `/api/v1/tutors/${tutor.body.id}`);
     expect(after.body.name, after.text).toBe("Ana");
+  });
+});
+
+describe("an argument a tool does not take is refused the same way", () => {
+  test("every tool a key sees, including a saved report, over /invoke and POST /mcp: 422 naming it as an unknown property", async () => {
+    const report = await owner.as("POST", "/api/v1/mcp/reports", { json: { name: "visit_count", title: "Visits", sql: "SELECT count(*) AS n FROM visits" } });
+    expect(report.status, report.text).toBe(201);
+    const listed = await t.request<ToolList>("GET", "/mcp/tools", { token: mcpKey });
+    const tools = listed.body.tools.map((tool) => tool.name);
+    expect(tools, listed.text).toContain("report_visit_count");
+    for (const tool of tools) {
+      const invoked = await t.request<Refusal<ValidationDetails>>("POST", `/mcp/tools/${tool}/invoke`, { token: mcpKey, json: { an_undeclared_argument: 1 } });
+      expect(invoked.status, invoked.text).toBe(422);
+      expect(invoked.body.details.fields, invoked.text).toContainEqual({ path: "body.an_undeclared_argument", message: "Unknown property" });
+      expect(invoked.body.message, invoked.text).toBe(`Unknown argument for ${tool}: an_undeclared_argument`);
+      const called = await t.request<{ result: { isError: boolean; content: { text: string }[] } }>("POST", "/mcp", {
+        token: mcpKey,
+        headers: { accept: "application/json, text/event-stream" },
+        json: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: { an_undeclared_argument: 1 } } },
+      });
+      expect(called.body.result.isError, called.text).toBe(true);
+      expect(JSON.parse(called.body.result.content[0]!.text).details.fields, called.text).toContainEqual({ path: "body.an_undeclared_argument", message: "Unknown property" });
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import type { Database } from "../../db/client";
 import type { ApiKeyScope } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
 import { readableMessage } from "../../http/errors";
+import { undeclaredProperties, type ObjectShape } from "../../http/json-schema";
 import { AppError, type FieldError } from "../../lib/errors";
 import type { KeyPrincipal } from "../mcp-keys/directory";
 import type { SqlEngine } from "./sql-guard/engine";
@@ -46,6 +47,12 @@ export const registered = (tool: ToolDefinition): RegisteredTool => ({ ...tool, 
 /** Validates a tool's input; refusals are 422 with the fields named. */
 export function validateInput(tool: RegisteredTool, input: unknown): void {
   if (tool.check.Check(input)) return;
+  // An argument the tool does not take is named as the REST API names an undeclared body property.
+  const undeclared = undeclaredProperties(tool.inputSchema as ObjectShape, input, "body");
+  if (undeclared.length) {
+    const names = undeclared.map((path) => path.slice("body.".length));
+    throw AppError.validation(undeclared.map((path) => ({ path, message: "Unknown property" })), `Unknown argument${names.length > 1 ? "s" : ""} for ${tool.name}: ${names.join(", ")}`);
+  }
   const fields = new Map<string, FieldError>();
   for (const issue of tool.check.Errors(input)) {
     const path = issue.path ? `body${issue.path.replaceAll("/", ".")}` : "body";
