@@ -80,15 +80,20 @@ export function undeclaredProperties(schema: ObjectShape, value: unknown, path: 
   return out;
 }
 
-/** The same schema with every closed object saying so (`additionalProperties: false`), for request bodies in documents. */
-export function withClosedObjects(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withClosedObjects);
+/** Copies a schema, passing every schema object in it (innermost first) through `change`. */
+function mapSchemaObjects(schema: unknown, change: (node: Json) => Json): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => mapSchemaObjects(item, change));
   if (!schema || typeof schema !== "object") return schema;
   const out: Json = {};
-  for (const [key, value] of Object.entries(schema)) out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as Json).map(([name, inner]) => [name, withClosedObjects(inner)])) : withClosedObjects(value);
-  if (isClosedObject(schema as ObjectShape)) out.additionalProperties = false;
-  return out;
+  for (const [key, value] of Object.entries(schema)) {
+    // `properties` maps names to schemas: a property may be called anything, `additionalProperties` too.
+    out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as Json).map(([name, inner]) => [name, mapSchemaObjects(inner, change)])) : mapSchemaObjects(value, change);
+  }
+  return change(out);
 }
+
+/** The same schema with every closed object saying so (`additionalProperties: false`), for request bodies in documents. */
+export const withClosedObjects = (schema: unknown): unknown => mapSchemaObjects(schema, (node) => (isClosedObject(node as ObjectShape) ? { ...node, additionalProperties: false } : node));
 
 /**
  * The same schema with no object closed (`additionalProperties: false` removed), for responses in
@@ -96,13 +101,9 @@ export function withClosedObjects(schema: unknown): unknown {
  * also writes `additionalProperties: false` into the schema objects it compiles, so without this
  * a document would depend on which routes had been compiled before it was built.)
  */
-export function withOpenObjects(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withOpenObjects);
-  if (!schema || typeof schema !== "object") return schema;
-  const out: Json = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === "additionalProperties" && value === false) continue;
-    out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as Json).map(([name, inner]) => [name, withOpenObjects(inner)])) : withOpenObjects(value);
-  }
-  return out;
-}
+export const withOpenObjects = (schema: unknown): unknown =>
+  mapSchemaObjects(schema, (node) => {
+    if (node.additionalProperties !== false) return node;
+    const { additionalProperties: _closed, ...open } = node;
+    return open;
+  });
