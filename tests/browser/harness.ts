@@ -5,6 +5,9 @@
  */
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 
+/** The Chromium the browser suites and the console benchmark drive: Debian's, or CHROMIUM_PATH. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
 export class BrowserRun {
   readonly results: { name: string; error?: string }[] = [];
   /** Every request any page made to a host other than 127.0.0.1. */
@@ -13,7 +16,7 @@ export class BrowserRun {
 
   static async launch(): Promise<BrowserRun> {
     const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      executablePath: CHROMIUM,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     });
     return new BrowserRun(browser);
