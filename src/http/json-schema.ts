@@ -72,7 +72,8 @@ export function undeclaredProperties(schema: ObjectShape, value: unknown, path: 
   const objects = branches.filter((branch) => branch.properties || branch.type === "object");
   if (!objects.length || !objects.every(isClosedObject)) return out;
   for (const [name, inner] of Object.entries(value)) {
-    const declared = objects.flatMap((object) => (object.properties![name] ? [object.properties![name]!] : []));
+    // Own properties only: `properties.constructor` would otherwise find Object's.
+    const declared = objects.flatMap((object) => (Object.hasOwn(object.properties!, name) ? [object.properties![name]!] : []));
     if (!declared.length) out.push(`${path}.${name}`);
     else undeclaredProperties({ anyOf: declared }, inner, `${path}.${name}`, limit, out);
     if (out.length >= limit) break;

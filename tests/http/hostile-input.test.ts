@@ -196,6 +196,11 @@ describe("a body property the route does not declare is refused, never dropped",
     expect(refused.status, refused.text).toBe(422);
     expect(refused.body.message, refused.text).toBe("Unknown body property: bogus");
     expect(await totalRows()).toBe(before);
+    // Names every object inherits are not declared by a schema either.
+    const inherited = await t.request<Refusal<ValidationDetails>>("POST", "/api/v1/tutors", { token: owner.token, body: '{"name":"Ana","__proto__":{"x":1},"constructor":1}', headers: { "content-type": "application/json" } });
+    expect(inherited.status, inherited.text).toBe(422);
+    expect(inherited.body.details.fields.map((f) => f.path), inherited.text).toEqual(["body.__proto__", "body.constructor"]);
+    expect(await totalRows()).toBe(before);
 
     const tutor = await owner.as<{ id: string; name: string }>("POST", "/api/v1/tutors", { json: { name: "Ana" } });
     expect(tutor.status, tutor.text).toBe(201);

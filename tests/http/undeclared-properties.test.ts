@@ -29,3 +29,8 @@ test("stops at the limit", () => {
   const many = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${i}`, i]));
   expect(check(t.Object({}), many)).toHaveLength(20);
 });
+
+test("names an object inherits (__proto__, constructor, toString) are undeclared like any other", () => {
+  const body = JSON.parse('{"a":"x","__proto__":{"b":1},"constructor":1,"toString":2}');
+  expect(check(t.Object({ a: t.String() }), body)).toEqual(["body.__proto__", "body.constructor", "body.toString"]);
+});
