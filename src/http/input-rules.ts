@@ -100,6 +100,15 @@ export class DeclaredInputs {
 const listed = (one: string, many: string, names: string[]) => `Unknown ${names.length > 1 ? many : one}: ${names.join(", ")}`;
 
 /**
+ * The refusal of undeclared properties (`body.…` paths from `undeclaredProperties`), each named
+ * `Unknown property`; the message calls them what they are here: body properties, a tool's arguments.
+ */
+export function undeclaredPropertiesError(paths: string[], one = "body property", many = "body properties"): AppError {
+  const names = paths.map((path) => path.slice("body.".length));
+  return AppError.validation(paths.map((path) => ({ path, message: "Unknown property" })), listed(one, many, names));
+}
+
+/**
  * Input rules enforced once, before any route's schema runs: the text rule on every body,
  * query and path value (and property name), query strings that are not UTF-8, JSON nested too
  * deeply, and query parameters or body properties the route does not declare (a misspelled
@@ -119,5 +128,5 @@ export const inputRules = (declared: DeclaredInputs) =>
     const unknown = declared.unknownQueryNames(request.method, route, query);
     if (unknown.length) throw AppError.validation(unknown.map((name) => ({ path: `query.${name}`, message: "Unknown query parameter" })), listed("query parameter", "query parameters", unknown));
     const undeclared = declared.unknownBodyPaths(request.method, route, body);
-    if (undeclared.length) throw AppError.validation(undeclared.map((path) => ({ path, message: "Unknown property" })), listed("body property", "body properties", undeclared.map((path) => path.slice("body.".length))));
+    if (undeclared.length) throw undeclaredPropertiesError(undeclared);
   });

@@ -5,6 +5,7 @@ import type { Database } from "../../db/client";
 import type { ApiKeyScope } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
 import { readableMessage } from "../../http/errors";
+import { undeclaredPropertiesError } from "../../http/input-rules";
 import { undeclaredProperties, type ObjectShape } from "../../http/json-schema";
 import { AppError, type FieldError } from "../../lib/errors";
 import type { KeyPrincipal } from "../mcp-keys/directory";
@@ -49,10 +50,7 @@ export function validateInput(tool: RegisteredTool, input: unknown): void {
   if (tool.check.Check(input)) return;
   // An argument the tool does not take is named as the REST API names an undeclared body property.
   const undeclared = undeclaredProperties(tool.inputSchema as ObjectShape, input, "body");
-  if (undeclared.length) {
-    const names = undeclared.map((path) => path.slice("body.".length));
-    throw AppError.validation(undeclared.map((path) => ({ path, message: "Unknown property" })), `Unknown argument${names.length > 1 ? "s" : ""} for ${tool.name}: ${names.join(", ")}`);
-  }
+  if (undeclared.length) throw undeclaredPropertiesError(undeclared, `argument for ${tool.name}`, `arguments for ${tool.name}`);
   const fields = new Map<string, FieldError>();
   for (const issue of tool.check.Errors(input)) {
     const path = issue.path ? `body${issue.path.replaceAll("/", ".")}` : "body";
