@@ -31,6 +31,8 @@ export const PREPARED_STATEMENT_LIMIT = 100;
  * query). An error makes the server skip to the sync with the transaction aborted; a ROLLBACK
  * then ends it. The client's locks are held throughout, so no other query can run between.
  * Prepared statements are named by us, kept least-recently-used, and closed when pushed out.
+ * The answer is parsed as PostgreSQL writes it (`execProtocolStream`, as PGlite's own queries
+ * are): `execProtocol` also copies every byte of it twice more, for a raw copy nothing here reads.
  */
 export function pgliteReadOnlyBatch(client: PGlite): ReadOnlyBatch {
   const { serialize } = protocol;
@@ -69,7 +71,7 @@ export function pgliteReadOnlyBatch(client: PGlite): ReadOnlyBatch {
     const message = concatBytes([...closing.map((name) => serialize.close({ type: "S", name })), ...parts, sync]);
     let messages;
     try {
-      ({ messages } = await client.execProtocol(message, { syncToFs: false }));
+      messages = await client.execProtocolStream(message, { syncToFs: false });
     } catch (error) {
       await client.execProtocol(rollback, { syncToFs: false, throwOnError: false });
       // How far a failed batch got is unknown: forget its new names, and close them (and the closes) next time.
