@@ -43,11 +43,11 @@ if (import.meta.main) {
    * be what limits a fast server's throughput: each row also gives the server's own CPU time
    * per request (from /proc), measured after a warm-up.
    */
-  const load = async (pid: number, url: string, method = "POST") => {
+  const load = async (pid: number, url: string, method = "POST", seconds = SECONDS) => {
     const options = { url, method, headers, body: method === "POST" ? "{}" : undefined, connections: CONNECTIONS };
     await loadFromChild({ ...options, seconds: 1, warmupSeconds: 0 });
     const before = cpuMicros(pid);
-    const result = await loadFromChild({ ...options, seconds: SECONDS, warmupSeconds: 0 });
+    const result = await loadFromChild({ ...options, seconds, warmupSeconds: 0 });
     return { ...result, cpu_us: (cpuMicros(pid) - before) / result.requests };
   };
 
@@ -64,8 +64,11 @@ if (import.meta.main) {
   // The usage log's share of a call: the same server, its usage rows (and quota counts) written
   // once an hour instead of every few seconds. Rows still queue; only the database's insert is left out.
   await service.server.stop();
+  // Measured for 2 s, so that the queue stays under its bound (USAGE_QUEUE_LIMIT) at this load: past
+  // it, rows would be dropped instead of queued, and the row would flatter the server.
   const unflushed = await startServer({ ...service.env, QUOTA_FLUSH_MS: "3600000" });
-  const withoutUsageWrites = await load(unflushed.pid, `${unflushed.baseUrl}/mcp/tools/get_clinic_context/invoke`);
+  const withoutUsageWrites = await load(unflushed.pid, `${unflushed.baseUrl}/mcp/tools/get_clinic_context/invoke`, "POST", Math.min(SECONDS, 2));
+  const queue = ((await fetch(`${unflushed.baseUrl}/ready`).then((r) => r.json())) as { usage_log: { pending: number; dropped: number } }).usage_log;
   await unflushed.stop();
   await service.cleanup();
   const trips = await roundTripsPerCall();
@@ -83,7 +86,12 @@ if (import.meta.main) {
   rows.push(row("bare Elysia, one route like /invoke, no plugins (same JSON)", framework));
   rows.push(row("this app: GET /health (every plugin, no database, no key)", health));
   rows.push(row("POST /mcp/tools/get_clinic_context/invoke", invoke));
-  rows.push(row("the same, usage rows written once an hour (what the usage log's insert costs)", withoutUsageWrites));
+  rows.push(
+    row(
+      `the same, usage rows queued but not written (what the usage log's insert costs; ${Math.min(SECONDS, 2)} s, ${queue.pending} rows queued${queue.dropped ? `, ${queue.dropped} dropped past the bound` : ", none dropped"})`,
+      withoutUsageWrites,
+    ),
+  );
   printTable(`MCP invoke vs bare Bun.serve — ${databaseLabel()}, ${CONNECTIONS} connections, ${SECONDS} s`, rows);
   console.log(`\nratio: ${((invoke.rps / baseline.rps) * 100).toFixed(1)} % of the bare server's throughput (target ≥ 50 %)`);
   reportTarget({ target: `/invoke get_clinic_context ≥ 50 % of a bare Bun.serve (${databaseLabel()})`, measured: share(invoke.rps), met: invoke.rps / baseline.rps >= 0.5 });
