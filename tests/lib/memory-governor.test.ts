@@ -53,3 +53,18 @@ test("MEMORY_SOFT_LIMIT_MB sets the limit: 384 MB unless given, 0 turns the gove
   expect(loadConfig({ ...env, MEMORY_SOFT_LIMIT_MB: "0" }).memorySoftLimitMb).toBe(0);
   expect(loadConfig({ ...env, MEMORY_SOFT_LIMIT_MB: "256" }).memorySoftLimitMb).toBe(256);
 });
+
+test("by default the step after a collection that could not get under the limit is a thirty-second of the limit, at least 8 MB", () => {
+  for (const [limitMb, stepMb] of [[384, 12], [256, 8], [128, 8]] as const) {
+    let resident = (limitMb + 100) * MB;
+    let collected = 0;
+    const governor = new MemoryGovernor({ limitBytes: limitMb * MB, residentBytes: () => resident, collect: () => void collected++ });
+    governor.check();
+    resident += stepMb * MB - 1;
+    governor.check();
+    expect(collected).toBe(1);
+    resident += 1;
+    governor.check();
+    expect(collected).toBe(2);
+  }
+});
