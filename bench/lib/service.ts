@@ -53,21 +53,21 @@ export async function startBenchService(): Promise<BenchService> {
 }
 
 /** Seeds the demo clinic and lifts its quota and burst cap: the benchmarks measure speed, not the limits. */
-export async function seedUnlimitedDemo(database: Database): Promise<DemoResult> {
-  const demo = await seedDemo(database, systemClock, "small");
+export async function seedUnlimitedDemo(database: Database, size: "small" | "large" = "small"): Promise<DemoResult> {
+  const demo = await seedDemo(database, systemClock, size);
   await database.query("UPDATE clinics SET plan = 'enterprise', burst_per_minute = 1000000000 WHERE id = $1", [demo.clinic_id]);
   await database.query("UPDATE api_keys SET rate_limit_per_day = 1000000000 WHERE clinic_id = $1", [demo.clinic_id]);
   await database.query("ANALYZE");
   return demo;
 }
 
-/** A new embedded data directory holding that demo clinic, closed again so that a server can own it. */
-export async function demoDataDir(name: string): Promise<{ dataDir: string; demo: DemoResult }> {
+/** A new embedded data directory holding that demo clinic (`large`: with about a million visits), closed again so that a server can own it. */
+export async function demoDataDir(name: string, size: "small" | "large" = "small"): Promise<{ dataDir: string; demo: DemoResult }> {
   const dataDir = mkdtempSync(join(tmpdir(), `vet-clinic-bench-${name}-`));
   const database = await openDatabase({ dataDir });
   try {
     await database.migrate();
-    return { dataDir, demo: await seedUnlimitedDemo(database) };
+    return { dataDir, demo: await seedUnlimitedDemo(database, size) };
   } finally {
     await database.close();
   }
