@@ -156,9 +156,12 @@ async function measure(state: string) {
           timedOut.add(path);
           continue;
         }
-        if (run === 0) firstRun[path] = performance.now() - started;
-        if (run >= WARMUP) samples[path].push(performance.now() - started);
-        if (run >= WARMUP) sampledMs += performance.now() - started;
+        const elapsed = performance.now() - started;
+        if (run === 0) firstRun[path] = elapsed;
+        if (run >= WARMUP) {
+          samples[path].push(elapsed);
+          sampledMs += elapsed;
+        }
       }
       if (run === 0 && results.length === 2) {
         const [a, b] = results as [unknown[][], unknown[][]];
