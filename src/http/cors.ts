@@ -1,4 +1,5 @@
 import { cors } from "@elysiajs/cors";
+import { Elysia } from "elysia";
 import type { Config } from "../config";
 
 /**
@@ -16,12 +17,36 @@ export function allowedCorsOrigin(request: Request, config: Pick<Config, "corsOr
   return allowed.includes(origin);
 }
 
+/**
+ * What an allowed origin is told besides its own name. The plugin would add these to every
+ * response, a caller without an Origin (every MCP client, every server-side app) included: on a
+ * busy MCP endpoint, five headers of nothing for the client to read on each answer.
+ */
+const ALLOWED_ORIGIN_HEADERS = {
+  "access-control-allow-credentials": "true",
+  "access-control-allow-methods": "GET, POST, PATCH, DELETE, OPTIONS",
+  "access-control-allow-headers": "authorization, content-type, idempotency-key, x-request-id, mcp-protocol-version, mcp-session-id, last-event-id",
+  "access-control-expose-headers": "x-request-id, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after, idempotent-replayed, mcp-session-id",
+};
+
+/** How long a browser may reuse a preflight's answer. */
+const PREFLIGHT_MAX_AGE_SECONDS = "600";
+
 export const corsPolicy = (config: Config) =>
-  cors({
-    origin: (request) => allowedCorsOrigin(request, config),
-    credentials: true,
-    methods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
-    allowedHeaders: ["authorization", "content-type", "idempotency-key", "x-request-id", "mcp-protocol-version", "mcp-session-id", "last-event-id"],
-    exposeHeaders: ["x-request-id", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after", "idempotent-replayed", "mcp-session-id"],
-    maxAge: 600,
-  });
+  new Elysia({ name: "cors-policy" })
+    // Runs before the plugin's own hook, so a preflight it answers carries these headers too.
+    .onRequest(({ request, set }) => {
+      if (!allowedCorsOrigin(request, config)) return;
+      Object.assign(set.headers, ALLOWED_ORIGIN_HEADERS);
+      if (request.method === "OPTIONS") set.headers["access-control-max-age"] = PREFLIGHT_MAX_AGE_SECONDS;
+    })
+    .use(
+      cors({
+        origin: (request) => allowedCorsOrigin(request, config),
+        credentials: false,
+        methods: false,
+        allowedHeaders: false,
+        exposeHeaders: false,
+        maxAge: 0,
+      }),
+    );

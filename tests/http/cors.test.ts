@@ -26,6 +26,7 @@ describe("the REST API", () => {
     expect(r.headers.get("access-control-allow-credentials")).toBe("true");
     expect(r.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
     expect(r.headers.get("access-control-allow-methods")).toContain("PATCH");
+    expect(r.headers.get("access-control-max-age")).toBe("600");
   });
 
   test("a browser on an allowed origin can log in and list tutors, and reads the exposed headers", async () => {
@@ -47,6 +48,17 @@ describe("the REST API", () => {
     expect(call.headers.get("access-control-allow-origin")).toBeNull();
     // The MCP origin is not a REST origin.
     expect((await preflight("/api/v1/tutors", MCP_ORIGIN, "GET")).headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  test("a caller without an Origin, or with one not listed, gets no Access-Control-* header at all", async () => {
+    const accessControl = (r: { headers: Headers }) => [...r.headers.keys()].filter((name) => name.startsWith("access-control-"));
+    for (const headers of [{}, { origin: EVIL }]) {
+      const health = await t.request("GET", "/health", { headers });
+      expect(accessControl(health), JSON.stringify(Object.fromEntries(health.headers))).toEqual([]);
+      const mcp = await t.request("POST", "/mcp", { json: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { ...headers, accept: "application/json, text/event-stream" } });
+      expect(accessControl(mcp), JSON.stringify(Object.fromEntries(mcp.headers))).toEqual([]);
+    }
+    expect(accessControl(await preflight("/api/v1/auth/login", EVIL))).toEqual([]);
   });
 
   test("by default (no CORS_ORIGINS) no origin is allowed", async () => {

@@ -94,11 +94,14 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
     )
     .post(
       "/",
-      async ({ request, body }) => {
+      async ({ request, body, set }) => {
         assertOriginAllowed(request, config.mcpAllowedOrigins);
         const requestId = requests.of(request).id;
         try {
-          return await handleMcpRequest(mcp, request, body, requestId);
+          const answer = await handleMcpRequest(mcp, request, body, requestId);
+          if (answer instanceof Response) return answer;
+          set.headers["content-type"] = "application/json";
+          return answer.json;
         } catch (error) {
           if (!(error instanceof AppError) && isConnectionError(error)) return unavailableJsonRpc(body, requestId);
           throw error;

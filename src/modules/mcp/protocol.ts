@@ -55,20 +55,26 @@ function toolResultJson(outcome: { ok: boolean; body: Record<string, unknown> })
   return outcome.ok ? `{"content":${content},"structuredContent":${text}}` : `{"isError":true,"content":${content}}`;
 }
 
+/** A JSON-RPC answer to send as it is: 200, `application/json`. */
+export interface JsonRpcAnswer {
+  json: string;
+}
+
 /**
  * Real MCP over Streamable HTTP, stateless with JSON responses, with the same registry, key
  * authentication, scopes, quota and usage log as `/mcp/tools/{tool}/invoke`. A plain tools/call
  * is answered directly (the same bytes the SDK would send, without building a server and a
- * transport for it); every other message goes through a server made for the request.
+ * transport for it), as text rather than a Response: a Response handed back to Elysia is copied
+ * into a new one (its body as a stream) to add the app's headers. Every other message goes
+ * through a server made for the request.
  */
-export async function handleMcpRequest(runtime: McpRuntime, request: Request, parsedBody: unknown, requestId: string): Promise<Response> {
+export async function handleMcpRequest(runtime: McpRuntime, request: Request, parsedBody: unknown, requestId: string): Promise<Response | JsonRpcAnswer> {
   const authorization = request.headers.get("authorization");
   await runtime.ready;
   const call = plainToolCall(request, parsedBody);
   if (call) {
     const outcome = await invokeTool(runtime, { authorization, tool: call.name, input: call.input, requestId });
-    const json = `{"result":${toolResultJson(outcome)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
-    return new Response(json, { status: 200, headers: { "content-type": "application/json" } });
+    return { json: `{"result":${toolResultJson(outcome)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}` };
   }
   const key = await runtime.keys.authenticate(authorization);
 
