@@ -4,7 +4,10 @@
  * devDependencies with Node, on the same database holding the demo clinic, through the same
  * official SDK client (one client per system). Four query classes, each asked the same logical
  * question (ours through the clinic views, the peers on the base tables filtered by clinic);
- * rounds interleave the systems; medians of the rounds. Needs DATABASE_URL=postgres://….
+ * rounds interleave the systems; medians of the rounds. Beside them, a floor: this service's own
+ * guard and executor behind a bare Bun.serve (bench/lib/bare-mcp-database.ts), which shows what
+ * the safe read path costs on its own and what the rest of a call (framework, key, quota, usage
+ * log) adds. Needs DATABASE_URL=postgres://….
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -37,6 +40,8 @@ interface System {
   rowCount(result: unknown): number;
   /** The server's process, whose CPU time is measured. */
   pid: number;
+  /** A floor measured beside the peers (not a peer: never the best peer). */
+  floor?: boolean;
   stop(): Promise<void>;
 }
 
@@ -65,6 +70,8 @@ for (let attempt = 0; !(await fetch(`http://127.0.0.1:${dbhubPort}/healthz`).the
   await Bun.sleep(50);
 }
 
+// The floor with the database: this service's guard and executor behind a bare Bun.serve.
+const bareDatabase = await startScript("bare-mcp-database.ts", JSON.stringify({ databaseUrl: dbUrl, clinicId: demo.clinic_id }));
 const serverPostgres = new StdioClientTransport({ command: "node", args: [join(ROOT, "node_modules/@modelcontextprotocol/server-postgres/dist/index.js"), dbUrl], stderr: "ignore" });
 const systems: System[] = [
   {
@@ -93,6 +100,16 @@ const systems: System[] = [
     },
   },
   {
+    name: "floor: bare Bun.serve + our guard and executor",
+    client: await connect("floor-database", new StreamableHTTPClientTransport(new URL(`${bareDatabase.url}/mcp`))),
+    tool: "query_database",
+    args: (q) => ({ sql: q.ours }),
+    rowCount: (r) => (r as { structuredContent: { rows: unknown[] } }).structuredContent.rows.length,
+    pid: bareDatabase.pid,
+    floor: true,
+    stop: async () => bareDatabase.stop(),
+  },
+  {
     name: "server-postgres 0.6.2 (stdio)",
     client: await connect("server-postgres", serverPostgres),
     tool: "query",
@@ -108,6 +125,7 @@ process.on("exit", () => {
   // A failed run must not leave the servers behind.
   if (finished) return;
   dbhub.kill();
+  bareDatabase.stop();
   process.kill(ours.pid);
 });
 
@@ -181,6 +199,7 @@ await database.destroy();
 
 const rows: Record<string, string | number>[] = [];
 const ratios: string[] = [];
+const floorRatios: string[] = [];
 let everyRatioMet = true;
 for (const query of QUERIES) {
   const figures = systems.map((system) => {
@@ -188,11 +207,18 @@ for (const query of QUERIES) {
     return { p50: median(runs.map((r) => r.p50)), throughput: median(runs.map((r) => r.throughput)), bytes: runs[0]!.bytes };
   });
   const cell = (f: (typeof figures)[number]) => `${f.p50.toFixed(2)} ms, ${Math.round(f.throughput).toLocaleString("en-US")}/s, ${(f.bytes / 1024).toFixed(0)} KB`;
-  const bestPeer = Math.max(...figures.slice(1).map((f) => f.throughput));
+  const bestPeer = Math.max(...figures.filter((_, i) => i > 0 && !systems[i]!.floor).map((f) => f.throughput));
+  const floorFigure = figures[systems.findIndex((system) => system.floor)]!;
   const ratio = figures[0]!.throughput / bestPeer;
   ratios.push(`${query.label} ${ratio.toFixed(2)}`);
+  floorRatios.push(`${query.label} ${(floorFigure.throughput / bestPeer).toFixed(2)}`);
   everyRatioMet &&= ratio >= 1;
-  rows.push({ query: query.label, ...Object.fromEntries(systems.map((s, i) => [s.name, cell(figures[i]!)])), "ours ÷ best peer (throughput)": ratio.toFixed(2) });
+  rows.push({
+    query: query.label,
+    ...Object.fromEntries(systems.map((s, i) => [s.name, cell(figures[i]!)])),
+    "ours ÷ best peer (throughput)": ratio.toFixed(2),
+    "floor ÷ best peer": (floorFigure.throughput / bestPeer).toFixed(2),
+  });
 }
 printTable(`MCP database peers — PostgreSQL, demo clinic; p50 of ${LATENCY_CALLS} sequential calls, throughput with ${CALLERS} callers for ${SECONDS} s, result size; medians of ${ROUNDS} interleaved rounds`, rows);
 
@@ -213,6 +239,7 @@ for (const query of QUERIES) {
 cpuRows.push({ query: "count(*)", system: "floor: bare replayer (HTTP, no database)", server: Math.round(floor.cpu.server), "SDK client": Math.round(floor.cpu.client), PostgreSQL: Math.round(floor.cpu.postgres), total: Math.round(floor.cpu.server + floor.cpu.client + floor.cpu.postgres) });
 printTable(`CPU time per call (µs) during the throughput phase, medians of ${ROUNDS} rounds; ${navigator.hardwareConcurrency} cores shared by all three`, cpuRows);
 console.log(`\nratios (target ≥ 1.00): ${ratios.join(" · ")}`);
+console.log(`the floor with the database (a bare Bun.serve with this service's guard and executor, no framework, key, quota or usage log) ÷ best peer: ${floorRatios.join(" · ")}`);
 reportTarget({ target: "query_database over POST /mcp ≥ the best peer's throughput, each query class (PostgreSQL)", measured: ratios.join(" · "), met: everyRatioMet });
 console.log(
   `HTTP transport floor (the same SDK client against a bare Bun.serve replaying this service's count(*) answer): p50 ${floor.p50.toFixed(2)} ms, ${Math.round(floor.throughput).toLocaleString("en-US")} calls/s with ${CALLERS} callers`,
