@@ -11,7 +11,7 @@ import { serveBareMcp } from "./bare-mcp";
 
 const { databaseUrl, clinicId } = JSON.parse(process.argv[2]!) as { databaseUrl: string; clinicId: string };
 const config = loadConfig({ DATABASE_URL: databaseUrl, JWT_SECRET: "bench-floor-secret-of-at-least-32-bytes" });
-const engine = new SqlEngine(await openDatabase({ databaseUrl, poolSizes: config.poolSizes }), config);
+const engine = new SqlEngine(await openDatabase({ databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes }), config);
 
 serveBareMcp(async (params) => {
   const guarded = engine.guard(String(params.arguments?.sql ?? ""));

@@ -52,7 +52,7 @@ describe("the REST API", () => {
 
   test("a caller without an Origin, or with one not listed, gets no Access-Control-* header at all", async () => {
     const accessControl = (r: { headers: Headers }) => [...r.headers.keys()].filter((name) => name.startsWith("access-control-"));
-    for (const headers of [{}, { origin: EVIL }]) {
+    for (const headers of [{}, { origin: EVIL }] as Record<string, string>[]) {
       const health = await t.request("GET", "/health", { headers });
       expect(accessControl(health), JSON.stringify(Object.fromEntries(health.headers))).toEqual([]);
       const mcp = await t.request("POST", "/mcp", { json: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { ...headers, accept: "application/json, text/event-stream" } });
