@@ -4,7 +4,8 @@
  * of the peer benchmark, the service through its clinic views, PGlite on the base tables
  * filtered by clinic. Throughput with 8 callers, and the CPU time per call of each side (this
  * process for PGlite direct, the server process from /proc for `POST /mcp`); medians of
- * BENCH_ROUNDS rounds.
+ * BENCH_ROUNDS rounds. Two floors: the guard and executor in this process, and the same behind a
+ * bare Bun.serve (bench/lib/bare-mcp-database.ts) through the same client.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,7 +14,7 @@ import { loadConfig } from "../src/config";
 import { openDatabase, type Database } from "../src/db/client";
 import { SqlEngine } from "../src/modules/mcp/sql-guard/engine";
 import { startServer } from "../tests/helpers/server-process";
-import { demoDataDir } from "./lib/service";
+import { demoDataDir, startScript } from "./lib/service";
 import { QUERIES } from "./lib/query-classes";
 import { cpuMicros, median } from "./lib/load";
 import { printTable, reportTarget } from "./lib/table";
@@ -92,6 +93,23 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
   await client.close();
   await server.stop();
+
+  // The floor served: the same guard and executor behind a bare Bun.serve on this data directory,
+  // through the same SDK client; what serving over HTTP on PostgreSQL's own thread leaves.
+  const floor = await startScript("bare-mcp-database.ts", JSON.stringify({ dataDir, clinicId: demo.clinic_id }));
+  const floorClient = new Client({ name: "bench-embedded-floor", version: "1.0.0" });
+  await floorClient.connect(new StreamableHTTPClientTransport(new URL(`${floor.url}/mcp`)));
+  for (const query of QUERIES) {
+    note(
+      `served floor ${query.label}`,
+      await throughput(async () => {
+        const result = await floorClient.callTool({ name: "query_database", arguments: { sql: query.ours } });
+        if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 300));
+      }, floor.pid),
+    );
+  }
+  await floorClient.close();
+  await floor.stop();
 }
 rmSync(dataDir, { recursive: true, force: true });
 
@@ -103,6 +121,7 @@ printTable(
     const direct = median(samples.get(`direct ${query.label}`)!);
     const cpu = (key: string) => median(samples.get(`${key} cpu`)!).toFixed(0);
     const executor = median(samples.get(`executor ${query.label}`)!);
+    const servedFloor = median(samples.get(`served floor ${query.label}`)!);
     return {
       query: query.label,
       "PGlite direct (queries/s)": Math.round(direct),
@@ -110,9 +129,11 @@ printTable(
       ratio: `${Math.round(ratioOf(query.label) * 100)} %`,
       target: "≥ 50 %",
       "floor: guard + executor in process (queries/s, of direct)": `${Math.round(executor)}, ${Math.round((executor / direct) * 100)} %`,
+      "floor served: the same behind a bare Bun.serve (calls/s, of direct)": `${Math.round(servedFloor)}, ${Math.round((servedFloor / direct) * 100)} %`,
       "CPU µs per query, executor": cpu(`executor ${query.label}`),
       "CPU µs per query, direct": cpu(`direct ${query.label}`),
       "server CPU µs per call": cpu(`mcp ${query.label}`),
+      "floor served: server CPU µs per call": cpu(`served floor ${query.label}`),
     };
   }),
 );

@@ -53,12 +53,12 @@ if (import.meta.main) {
 
   const bare = await startScript("bare-server.ts", sample);
   const baseline = await load(bare.pid, bare.url);
-  bare.stop();
+  await bare.stop();
   // Where the rest goes: the framework alone, then this app's cheapest route (its plugins:
   // request id and log line, CORS, error envelope, input rules), then the tool call itself.
   const elysia = await startScript("bare-elysia.ts", sample);
   const framework = await load(elysia.pid, `${elysia.url}/mcp/tools/get_clinic_context/invoke`);
-  elysia.stop();
+  await elysia.stop();
   const health = await load(service.server.pid, `${service.server.baseUrl}/health`, "GET");
   const invoke = await load(service.server.pid, invokeUrl);
   // The usage log's share of a call: the same server, its usage rows (and quota counts) written

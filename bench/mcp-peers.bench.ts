@@ -125,7 +125,7 @@ process.on("exit", () => {
   // A failed run must not leave the servers behind.
   if (finished) return;
   dbhub.kill();
-  bareDatabase.stop();
+  void bareDatabase.stop();
   process.kill(ours.pid);
 });
 
@@ -189,7 +189,7 @@ const replayer = await startScript("mcp-replayer.ts", recorded);
 const floorSystem: System = { ...systems[0]!, name: "floor", pid: replayer.pid, client: await connect("floor", new StreamableHTTPClientTransport(new URL(`${replayer.url}/mcp`))), stop: async () => {} };
 const floor = await measure(floorSystem, QUERIES[0]!);
 await floorSystem.client.close();
-replayer.stop();
+await replayer.stop();
 for (const system of systems) {
   await system.client.close();
   await system.stop();

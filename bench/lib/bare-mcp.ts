@@ -2,9 +2,10 @@
  * A bare Bun.serve that speaks just enough Streamable HTTP for the SDK client (initialize,
  * notifications; GET and DELETE answered 405, as this service answers them) and hands every
  * other request's arguments to `answer`, whose JSON becomes the result. Prints its address, as
- * the scripts `startScript` runs do. The benchmarks' floors: no framework, key, quota or log.
+ * the scripts `startScript` runs do; on SIGTERM, `onStop` runs before it exits. The benchmarks'
+ * floors: no framework, key, quota or log.
  */
-export function serveBareMcp(answer: (params: { name?: string; arguments?: Record<string, unknown> }) => Promise<string> | string): void {
+export function serveBareMcp(answer: (params: { name?: string; arguments?: Record<string, unknown> }) => Promise<string> | string, onStop: () => Promise<void> = async () => {}): void {
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -20,8 +21,9 @@ export function serveBareMcp(answer: (params: { name?: string; arguments?: Recor
     },
   });
   console.log(JSON.stringify({ msg: "listening", base_url: `http://127.0.0.1:${server.port}` }));
-  process.on("SIGTERM", () => {
+  process.on("SIGTERM", async () => {
     server.stop(true);
+    await onStop();
     process.exit(0);
   });
 }

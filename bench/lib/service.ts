@@ -74,12 +74,20 @@ export async function demoDataDir(name: string, size: "small" | "large" = "small
 }
 
 /**
- * One of the small servers in bench/lib (bare-server.ts, bare-elysia.ts, mcp-replayer.ts), given
- * its one argument; resolves once it prints its address.
+ * One of the small servers in bench/lib (bare-server.ts, bare-elysia.ts, mcp-replayer.ts,
+ * bare-mcp-database.ts), given its one argument; resolves once it prints its address. `stop`
+ * resolves once the process has exited (a data directory it owned is free again).
  */
-export async function startScript(script: string, argument: string): Promise<{ url: string; pid: number; stop: () => void }> {
+export async function startScript(script: string, argument: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const child = Bun.spawn(["bun", join(import.meta.dir, script), argument], { stdout: "pipe" });
   const { value } = await child.stdout.getReader().read();
   const url = JSON.parse(new TextDecoder().decode(value).trim().split("\n")[0]!).base_url as string;
-  return { url, pid: child.pid, stop: () => child.kill("SIGTERM") };
+  return {
+    url,
+    pid: child.pid,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child.exited;
+    },
+  };
 }
