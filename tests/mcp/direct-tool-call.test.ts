@@ -40,6 +40,9 @@ async function bothWays(key: CreatedKey, name: string, args?: unknown) {
   const throughSdk = await t.request("POST", "/mcp", { token: key.api_key, json: [call(7, name, args)], headers: HEADERS });
   expect(direct.status, direct.text).toBe(throughSdk.status);
   expect(direct.headers.get("content-type")).toBe(throughSdk.headers.get("content-type"));
+  // The app's own headers reach both: the direct answer is text Elysia sends with them.
+  expect(direct.headers.get("x-request-id"), direct.text).toMatch(/^[0-9a-f-]{36}$/);
+  expect(throughSdk.headers.get("x-request-id"), throughSdk.text).toMatch(/^[0-9a-f-]{36}$/);
   expect(comparable(direct)).toEqual(comparable(throughSdk));
   return direct;
 }
