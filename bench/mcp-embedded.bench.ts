@@ -53,12 +53,28 @@ async function throughput(work: () => Promise<unknown>, pid = process.pid): Prom
 
 const { dataDir, demo } = await demoDataDir("embedded");
 
-/** One of the two sides at a time: the data directory has one owner process. */
+/** One side at a time: the data directory has one owner process. */
 const samples = new Map<string, number[]>();
 const note = (key: string, value: { rate: number; cpuMicros: number }) => {
   samples.set(key, [...(samples.get(key) ?? []), value.rate]);
   samples.set(`${key} cpu`, [...(samples.get(`${key} cpu`) ?? []), value.cpuMicros]);
 };
+
+/** The four query classes through the SDK client against the MCP server at `url` (process `pid`), noted under `side`. */
+async function measureOverMcp(side: string, url: string, pid: number, headers: Record<string, string> = {}): Promise<void> {
+  const client = new Client({ name: `bench-embedded-${side.replaceAll(" ", "-")}`, version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  for (const query of QUERIES) {
+    note(
+      `${side} ${query.label}`,
+      await throughput(async () => {
+        const result = await client.callTool({ name: "query_database", arguments: { sql: query.ours } });
+        if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 300));
+      }, pid),
+    );
+  }
+  await client.close();
+}
 for (let round = 1; round <= ROUNDS; round++) {
   console.error(`mcp-embedded: round ${round} of ${ROUNDS}…`);
   const direct: Database = await openDatabase({ dataDir });
@@ -80,35 +96,13 @@ for (let round = 1; round <= ROUNDS; round++) {
   await direct.close();
 
   const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" });
-  const client = new Client({ name: "bench-embedded", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${demo.mcp_key}` } } }));
-  for (const query of QUERIES) {
-    note(
-      `mcp ${query.label}`,
-      await throughput(async () => {
-        const result = await client.callTool({ name: "query_database", arguments: { sql: query.ours } });
-        if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 300));
-      }, server.pid),
-    );
-  }
-  await client.close();
+  await measureOverMcp("mcp", `${server.baseUrl}/mcp`, server.pid, { authorization: `Bearer ${demo.mcp_key}` });
   await server.stop();
 
   // The floor served: the same guard and executor behind a bare Bun.serve on this data directory,
   // through the same SDK client; what serving over HTTP on PostgreSQL's own thread leaves.
   const floor = await startScript("bare-mcp-database.ts", JSON.stringify({ dataDir, clinicId: demo.clinic_id }));
-  const floorClient = new Client({ name: "bench-embedded-floor", version: "1.0.0" });
-  await floorClient.connect(new StreamableHTTPClientTransport(new URL(`${floor.url}/mcp`)));
-  for (const query of QUERIES) {
-    note(
-      `served floor ${query.label}`,
-      await throughput(async () => {
-        const result = await floorClient.callTool({ name: "query_database", arguments: { sql: query.ours } });
-        if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 300));
-      }, floor.pid),
-    );
-  }
-  await floorClient.close();
+  await measureOverMcp("served floor", `${floor.url}/mcp`, floor.pid);
   await floor.stop();
 }
 rmSync(dataDir, { recursive: true, force: true });
