@@ -46,6 +46,8 @@ interface System {
 }
 
 const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0]?.text ?? "");
+/** The rows of a `query_database` result (ours and the floor's): its structured content. */
+const structuredRowCount = (result: unknown) => (result as { structuredContent: { rows: unknown[] } }).structuredContent.rows.length;
 const ensureOk = (system: string, result: unknown) => {
   if ((result as { isError?: boolean }).isError) throw new Error(`${system} failed: ${textOf(result).slice(0, 500)}`);
   return result;
@@ -79,7 +81,7 @@ const systems: System[] = [
     client: await connect("ours", new StreamableHTTPClientTransport(new URL(`${ours.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${demo.mcp_key}` } } })),
     tool: "query_database",
     args: (q) => ({ sql: q.ours }),
-    rowCount: (r) => (r as { structuredContent: { rows: unknown[] } }).structuredContent.rows.length,
+    rowCount: structuredRowCount,
     pid: ours.pid,
     stop: () => ours.stop().then(() => {}),
   },
@@ -104,7 +106,7 @@ const systems: System[] = [
     client: await connect("floor-database", new StreamableHTTPClientTransport(new URL(`${bareDatabase.url}/mcp`))),
     tool: "query_database",
     args: (q) => ({ sql: q.ours }),
-    rowCount: (r) => (r as { structuredContent: { rows: unknown[] } }).structuredContent.rows.length,
+    rowCount: structuredRowCount,
     pid: bareDatabase.pid,
     floor: true,
     stop: async () => bareDatabase.stop(),
@@ -186,9 +188,9 @@ for (let round = 1; round <= ROUNDS; round++) {
 // own count(*) answer, doing no work, so the table shows how much of a call HTTP itself takes.
 const recorded = JSON.stringify(await call(systems[0]!, QUERIES[0]!));
 const replayer = await startScript("mcp-replayer.ts", recorded);
-const floorSystem: System = { ...systems[0]!, name: "floor", pid: replayer.pid, client: await connect("floor", new StreamableHTTPClientTransport(new URL(`${replayer.url}/mcp`))), stop: async () => {} };
-const floor = await measure(floorSystem, QUERIES[0]!);
-await floorSystem.client.close();
+const replayerSystem: System = { ...systems[0]!, name: "transport floor", pid: replayer.pid, client: await connect("transport-floor", new StreamableHTTPClientTransport(new URL(`${replayer.url}/mcp`))), stop: async () => {} };
+const transportFloor = await measure(replayerSystem, QUERIES[0]!);
+await replayerSystem.client.close();
 await replayer.stop();
 for (const system of systems) {
   await system.client.close();
@@ -236,11 +238,11 @@ for (const query of QUERIES) {
     cpuRows.push({ query: query.label, system: system.name, server: Math.round(cpu("server")), "SDK client": Math.round(cpu("client")), PostgreSQL: Math.round(cpu("postgres")), total: Math.round(total) });
   }
 }
-cpuRows.push({ query: "count(*)", system: "floor: bare replayer (HTTP, no database)", server: Math.round(floor.cpu.server), "SDK client": Math.round(floor.cpu.client), PostgreSQL: Math.round(floor.cpu.postgres), total: Math.round(floor.cpu.server + floor.cpu.client + floor.cpu.postgres) });
+cpuRows.push({ query: "count(*)", system: "floor: bare replayer (HTTP, no database)", server: Math.round(transportFloor.cpu.server), "SDK client": Math.round(transportFloor.cpu.client), PostgreSQL: Math.round(transportFloor.cpu.postgres), total: Math.round(transportFloor.cpu.server + transportFloor.cpu.client + transportFloor.cpu.postgres) });
 printTable(`CPU time per call (µs) during the throughput phase, medians of ${ROUNDS} rounds; ${navigator.hardwareConcurrency} cores shared by all three`, cpuRows);
 console.log(`\nratios (target ≥ 1.00): ${ratios.join(" · ")}`);
 console.log(`the floor with the database (a bare Bun.serve with this service's guard and executor, no framework, key, quota or usage log) ÷ best peer: ${floorRatios.join(" · ")}`);
 reportTarget({ target: "query_database over POST /mcp ≥ the best peer's throughput, each query class (PostgreSQL)", measured: ratios.join(" · "), met: everyRatioMet });
 console.log(
-  `HTTP transport floor (the same SDK client against a bare Bun.serve replaying this service's count(*) answer): p50 ${floor.p50.toFixed(2)} ms, ${Math.round(floor.throughput).toLocaleString("en-US")} calls/s with ${CALLERS} callers`,
+  `HTTP transport floor (the same SDK client against a bare Bun.serve replaying this service's count(*) answer): p50 ${transportFloor.p50.toFixed(2)} ms, ${Math.round(transportFloor.throughput).toLocaleString("en-US")} calls/s with ${CALLERS} callers`,
 );
