@@ -19,22 +19,31 @@ const parameterFields = {
   required: t.Boolean({ description: "Default false: an absent argument takes `default`, or NULL" }),
 };
 
+/** What a parameter may add to its name and type: a default, allowed values, bounds. */
+const parameterConstraints = {
+  default: t.Optional(ParameterValue),
+  enum: t.Optional(t.Array(t.Union([t.String({ maxLength: 1000 }), t.Number()]), { minItems: 1, maxItems: 100 })),
+  min: t.Optional(t.Number({ description: "integer/number: the smallest value; string: the shortest length" })),
+  max: t.Optional(t.Number({ description: "integer/number: the largest value; string: the longest length (default 1000)" })),
+};
+
 /** A parameter as sent: description and required may be left out. */
 const ReportParameterInput = t.Object(
   {
     ...parameterFields,
     description: t.Optional(parameterFields.description),
     required: t.Optional(parameterFields.required),
-    default: t.Optional(ParameterValue),
-    enum: t.Optional(t.Array(t.Union([t.String({ maxLength: 1000 }), t.Number()]), { minItems: 1, maxItems: 100 })),
-    min: t.Optional(t.Number({ description: "integer/number: the smallest value; string: the shortest length" })),
-    max: t.Optional(t.Number({ description: "integer/number: the largest value; string: the longest length (default 1000)" })),
+    ...parameterConstraints,
   },
   { additionalProperties: false },
 );
 
-/** A parameter as stored and shown. */
-export const ReportParameterModel = t.Composite([ReportParameterInput, t.Object(parameterFields)]);
+/**
+ * A parameter as stored and shown: description and required always present. One object, not a
+ * composite of the input and the required fields, whose shared keys would be published as
+ * `allOf` of two identical schemas.
+ */
+export const ReportParameterModel = t.Object({ ...parameterFields, ...parameterConstraints });
 
 const reportFields = {
   name: t.String({ pattern: REPORT_NAME_PATTERN, examples: ["daily_revenue"], description: "snake_case, unique in the clinic; the tool is report_<name>" }),
