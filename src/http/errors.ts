@@ -23,10 +23,20 @@ export function readableMessage(schema: SchemaLike | undefined, value: unknown, 
 }
 
 /** Each refusal with `path` naming where the value came from: `body.items.0.quantity`, `query.limit`, `params.id`. */
+type Source = "body" | "query" | "params" | "headers";
+
+/**
+ * Where a refused value came from. Elysia says so, except for a value its own type coercion
+ * refuses from inside a decode step (type "property"); query integers out of range are refused
+ * by the input rules before that step, with their names, so what still arrives here is a body value.
+ */
+const sourceOf = (error: ValidationError): Source =>
+  error.type === "body" || error.type === "query" || error.type === "params" || error.type === "headers" ? error.type : "body";
+
 function fieldErrors(error: ValidationError): FieldError[] {
   const seen = new Set<string>();
   const fields: FieldError[] = [];
-  const source = error.type === "body" || error.type === "query" || error.type === "params" || error.type === "headers" ? error.type : "body";
+  const source = sourceOf(error);
   for (const issue of error.all) {
     const pointer = ("path" in issue ? String(issue.path) : "").replace(/^\//, "").replaceAll("/", ".");
     const path = pointer ? `${source}.${pointer}` : source;
@@ -47,7 +57,7 @@ export function toAppError(code: string | number, error: unknown, where: string)
   if (code === "PARSE" && error instanceof Error && error.cause instanceof AppError) return error.cause;
   if (code === "VALIDATION" && error instanceof ValidationError) {
     if (error.type === "response") return new AppError("INTERNAL_ERROR", "The service produced an invalid response");
-    return AppError.validation(fieldErrors(error), `Invalid ${error.type}`);
+    return AppError.validation(fieldErrors(error), `Invalid ${sourceOf(error)}`);
   }
   if (code === "PARSE") return new AppError("INVALID_JSON", "The request body is not valid JSON");
   if (code === "NOT_FOUND") return new AppError("NOT_FOUND", `No route for ${where}`);

@@ -1,5 +1,6 @@
 import { Elysia, type AnyElysia } from "elysia";
 import { AppError, type FieldError } from "../lib/errors";
+import { readableMessage } from "./errors";
 import { undeclaredProperties, type ObjectShape } from "./json-schema";
 
 /** Deeper JSON than this is refused before validation: no route's body nests past a few levels. */
@@ -65,9 +66,23 @@ function safeName(raw: string): string {
   }
 }
 
+/** A query parameter's declared schema, as much of it as the range rule reads. */
+interface QuerySchema {
+  type?: string;
+  minimum?: number;
+  maximum?: number;
+  anyOf?: QuerySchema[];
+}
+
+/** The integer bounds a query parameter declares, if it is an integer with any. */
+function integerBounds(schema: QuerySchema): QuerySchema | undefined {
+  const integer = schema.type === "integer" ? schema : schema.anyOf?.find((branch) => branch.type === "integer");
+  return integer && (integer.minimum !== undefined || integer.maximum !== undefined) ? integer : undefined;
+}
+
 /** What each route declares it takes, read from the built app's own route schemas. */
 export class DeclaredInputs {
-  private queries = new Map<string, ReadonlySet<string>>();
+  private queries = new Map<string, Readonly<Record<string, QuerySchema>>>();
   private bodies = new Map<string, ObjectShape>();
 
   /** Call once the routes exist: every route without a query schema takes no parameters. */
@@ -75,7 +90,7 @@ export class DeclaredInputs {
     for (const route of app.routes) {
       const key = `${route.method} ${route.path}`;
       const query = route.hooks?.query as { properties?: Record<string, unknown> } | undefined;
-      this.queries.set(key, new Set(Object.keys(query?.properties ?? {})));
+      this.queries.set(key, (query?.properties ?? {}) as Record<string, QuerySchema>);
       if (route.hooks?.body) this.bodies.set(key, route.hooks.body as ObjectShape);
     }
   }
@@ -87,7 +102,31 @@ export class DeclaredInputs {
   unknownQueryNames(method: string, route: string, query: Record<string, unknown> | undefined): string[] {
     const declared = this.lookup(this.queries, method, route);
     if (!query || !declared) return [];
-    return Object.keys(query).filter((name) => !declared.has(name));
+    return Object.keys(query).filter((name) => !Object.hasOwn(declared, name));
+  }
+
+  /**
+   * Integer query values outside their declared range (`limit=500`, `offset=-1`), each named
+   * `query.<name>`. The route's schema would refuse them too, but from inside Elysia's integer
+   * coercion, whose error no longer knows which parameter (or even that it was the query) it
+   * came from. Only values that coercion reads as integers are judged here; anything else (`abc`,
+   * `1.5`, 400 digits) is left to the schema, which names its parameter itself.
+   */
+  queryRangeProblems(method: string, route: string, query: Record<string, unknown> | undefined): FieldError[] {
+    const declared = this.lookup(this.queries, method, route);
+    if (!query || !declared) return [];
+    const problems: FieldError[] = [];
+    for (const [name, raw] of Object.entries(query)) {
+      const schema = Object.hasOwn(declared, name) ? declared[name] : undefined;
+      const bounds = schema && integerBounds(schema);
+      if (!bounds || typeof raw !== "string" || raw === "") continue;
+      const value = Number(raw);
+      if (!Number.isInteger(value)) continue;
+      if ((bounds.minimum !== undefined && value < bounds.minimum) || (bounds.maximum !== undefined && value > bounds.maximum)) {
+        problems.push({ path: `query.${name}`, message: readableMessage(schema, raw, "Out of range") });
+      }
+    }
+    return problems;
   }
 
   /** Paths (`body.…`) of the body's properties that the route's body schema does not declare. */
@@ -127,6 +166,8 @@ export const inputRules = (declared: DeclaredInputs) =>
     if (fields.length) throw AppError.validation(fields, "The request holds text the service does not accept");
     const unknown = declared.unknownQueryNames(request.method, route, query);
     if (unknown.length) throw AppError.validation(unknown.map((name) => ({ path: `query.${name}`, message: "Unknown query parameter" })), listed("query parameter", "query parameters", unknown));
+    const outOfRange = declared.queryRangeProblems(request.method, route, query);
+    if (outOfRange.length) throw AppError.validation(outOfRange, "Invalid query");
     const undeclared = declared.unknownBodyPaths(request.method, route, body);
     if (undeclared.length) throw undeclaredPropertiesError(undeclared);
   });
