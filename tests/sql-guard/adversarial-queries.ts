@@ -121,6 +121,23 @@ export const ADVERSARIAL: Record<string, [sql: string, reason?: Reason][]> = {
     ["select text 'x'; drop table tutors", "MULTIPLE_STATEMENTS"], ["select timestamptz '2026-01-01' from pg_class", "FORBIDDEN_TABLE"],
     ["select 'it''s' as s, regclass 'tutors'", "FORBIDDEN_CLAUSE"],
   ],
+  // Casts to interval, timestamp and date are read in every spelling; a catalog type stays
+  // refused in every spelling too: x::t, CAST(x AS t), a typed literal, quoted, mixed case, as an
+  // array, with a modifier, schema-qualified, chained behind or hidden inside an allowed cast.
+  unsafe_casts_every_spelling: [
+    ["SELECT 'pg_authid'::regclass", "FORBIDDEN_CLAUSE"], ["SELECT CAST('pg_sleep' AS regproc)", "FORBIDDEN_CLAUSE"], ["SELECT regtype 'int4'", "FORBIDDEN_CLAUSE"],
+    ["SELECT 'users'::\"regclass\"", "FORBIDDEN_CLAUSE"], ["SELECT 'users'::RegClass", "FORBIDDEN_CLAUSE"], ["SELECT 'x'::regclass(1)", "FORBIDDEN_CLAUSE"],
+    ["SELECT '{users}'::regclass[]", "FORBIDDEN_CLAUSE"], ["SELECT CAST('{users}' AS regclass[])", "FORBIDDEN_CLAUSE"], ["SELECT CAST(1 AS oid)", "FORBIDDEN_CLAUSE"],
+    ["SELECT 'users'::pg_catalog.regclass", "FORBIDDEN_CLAUSE"], ["SELECT CAST('pg_sleep' AS pg_catalog.regproc)", "FORBIDDEN_CLAUSE"],
+    ["SELECT '1'::\"pg_catalog\".\"regclass\"", "FORBIDDEN_CLAUSE"], ["SELECT '90 days'::pg_catalog.interval", "FORBIDDEN_CLAUSE"],
+    ["SELECT CAST('90 days' AS pg_catalog.interval)", "FORBIDDEN_CLAUSE"], ["SELECT 1::pg_catalog.int4", "FORBIDDEN_CLAUSE"], ["select pg_catalog.regclass 'x'", "PARSE_ERROR"],
+    ["SELECT CAST('postgres' AS regrole)", "FORBIDDEN_CLAUSE"], ["SELECT 'pg_catalog'::regnamespace", "FORBIDDEN_CLAUSE"], ["SELECT CAST('x' AS setof text)", "FORBIDDEN_CLAUSE"],
+    ["select interval '1 day'::regtype", "FORBIDDEN_CLAUSE"], ["SELECT 'users'::regclass::text", "FORBIDDEN_CLAUSE"], ["SELECT CAST(CAST('users' AS regclass) AS int)", "FORBIDDEN_CLAUSE"],
+    ["select '2025-01-01'::timestamp - 'pg_authid'::regclass::int * interval '1 day'", "FORBIDDEN_CLAUSE"],
+    ["select count(*) from invoices where emitted_at < now() - CAST('pg_authid'::regclass::text AS interval)", "FORBIDDEN_CLAUSE"],
+    ["select date '2025-01-01' + 'pg_authid'::regclass::int", "FORBIDDEN_CLAUSE"],
+    ["SELECT now() - '90 days'::interval FROM pg_class", "FORBIDDEN_TABLE"], ["select CAST('2025-01-01' AS timestamp) from users", "FORBIDDEN_TABLE"],
+  ],
 };
 
 export const ALL_ADVERSARIAL = Object.entries(ADVERSARIAL).flatMap(([group, list]) => list.map(([sql, reason]) => ({ group, sql, reason })));

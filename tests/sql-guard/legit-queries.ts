@@ -75,4 +75,17 @@ export const LEGIT_QUERIES: [sql: string, rows: Record<string, unknown>[]][] = [
   ["select ntile(2) over (order by weight_grams) as half, name from patients order by weight_grams", [{ half: 1, name: "Nube" }, { half: 1, name: "Michi" }, { half: 2, name: "Rex" }]],
   ["SELECT v.reason FROM visits AS v WHERE v.status = 'cancelled'", [{ reason: "Otitis" }]],
   ["select count(*) as n from tutors where national_id is not null and phone like '+569%'", [{ n: 1 }]],
+  // Casts to interval, timestamp and date in every spelling: x::t, CAST(x AS t) and typed literals.
+  ["SELECT count(*) AS n FROM invoices WHERE emitted_at < now() - '90 days'::interval", [{ n: 2 }]],
+  ["select count(*) as n from invoices where emitted_at < now() - cast('90 days' as interval)", [{ n: 2 }]],
+  ["SELECT count(*) AS n FROM invoices WHERE emitted_at < now() - interval '90 days'", [{ n: 2 }]],
+  ["SELECT '2025-01-01'::timestamp - interval '1 day' AS day_before", [{ day_before: "2024-12-31T00:00:00Z" }]],
+  ["select date '2025-01-01' + 7 as week_later", [{ week_later: "2025-01-08" }]],
+  ["SELECT CAST('90 days' AS interval) = interval '3 months' AS same, '90 days'::INTERVAL > '2 months'::interval AS longer", [{ same: true, longer: true }]],
+  ["select count(*) as n from visits where scheduled_at < '2026-01-12'::timestamp - interval '12 hours'", [{ n: 2 }]],
+  ["SELECT count(*) AS n FROM visits WHERE scheduled_at >= CAST('2026-01-20' AS timestamp) - '1 day'::interval", [{ n: 1 }]],
+  ["select count(*) as n from visits where scheduled_at between timestamp '2026-01-10 00:00' and '2026-01-12'::timestamp without time zone", [{ n: 2 }]],
+  ["SELECT name FROM patients WHERE birth_date < CAST('2021-01-01' AS date) + 30 ORDER BY name", [{ name: "Rex" }]],
+  ["select name from patients where birth_date >= date '2022-01-01' - interval '1 year' order by name", [{ name: "Michi" }]],
+  ["SELECT extract(day FROM '2025-03-01'::timestamp(0) with time zone - '2025-02-01'::timestamptz)::int AS days", [{ days: 28 }]],
 ];

@@ -50,5 +50,5 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set(Object.values(FUNC
 export const ALLOWED_CAST_TYPES: ReadonlySet<string> = new Set([
   "int", "integer", "int2", "int4", "int8", "smallint", "bigint", "numeric", "decimal", "real", "float", "float4", "float8", "double precision", "double",
   "text", "varchar", "character varying", "char", "character", "bool", "boolean", "date", "time", "timestamp", "timestamptz", "timestamp with time zone",
-  "timestamp without time zone", "interval", "uuid", "json", "jsonb",
+  "timestamp without time zone", "timetz", "time with time zone", "time without time zone", "interval", "uuid", "json", "jsonb",
 ]);

@@ -83,11 +83,29 @@ const COMPARISONS: ReadonlySet<string> = new Set(["<", "<=", ">", ">=", "=", "<>
 const DATE_OR_TIMESTAMP: ReadonlySet<string> = new Set(["date", "timestamp", "timestamp without time zone"]);
 const DATE_VALUED_FUNCTIONS: ReadonlySet<string> = new Set(["current_date", "localtimestamp", "make_date", "make_timestamp", "to_date"]);
 
-/** The type a cast names, as the allowlist spells it. */
+const keywordName = (keyword: Node) => String(keyword.name).toLowerCase();
+
+/**
+ * The type a cast names, as the allowlist spells it, whichever way the statement spells the cast
+ * (`x::t`, `CAST(x AS t)`, or a typed literal `t 'x'`, which the normaliser turns into `'x'::t`).
+ * The parser gives the SQL-standard types their own nodes: `timestamp [(p)] [with[out] time zone]`
+ * and `time …` are a time_data_type, `interval [fields]` an interval_data_type; precision and
+ * fields restrict the value, not the type. Anything else (a schema-qualified name, SETOF, …) has
+ * no name here, and is refused.
+ */
 function castTypeName(node: Node | undefined): string {
-  if (node?.type === "identifier") return identifierName(node);
-  if (node?.type === "data_type_name") return showNode(node).trim().toLowerCase().replace(/\s+/g, " ");
-  return "";
+  switch (node?.type) {
+    case "identifier":
+      return identifierName(node);
+    case "data_type_name":
+      return showNode(node).trim().toLowerCase().replace(/\s+/g, " ");
+    case "time_data_type":
+      return [node.timeKw, ...(node.timeZoneKw ?? [])].map(keywordName).join(" ");
+    case "interval_data_type":
+      return keywordName(node.intervalKw);
+    default:
+      return "";
+  }
 }
 
 function isTimestamptzColumn(node: Node | undefined): boolean {
@@ -325,8 +343,11 @@ class Checker {
   /** Casts target plain data types only: reg* and other catalog types would look things up. */
   private castType(node: Node): void {
     if (node?.type === "modified_data_type" || node?.type === "array_data_type") return this.castType(node.dataType);
+    if (node?.type === "member_expr") {
+      throw new Refusal("FORBIDDEN_CLAUSE", `Schema-qualified type names are not allowed (${showNode(node).trim()}); cast to a plain type name such as interval, timestamptz or numeric`);
+    }
     const typeName = castTypeName(node);
-    if (!ALLOWED_CAST_TYPES.has(typeName)) throw new Refusal("FORBIDDEN_CLAUSE", `Casts to ${typeName || "that type"} are not allowed`);
+    if (!ALLOWED_CAST_TYPES.has(typeName)) throw new Refusal("FORBIDDEN_CLAUSE", `Casts to ${typeName || showNode(node).trim() || "that type"} are not allowed`);
   }
 
   private funcCall(node: Node, scope: Set<string>): void {
