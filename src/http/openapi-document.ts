@@ -47,6 +47,33 @@ const RATE_HEADERS = {
   "X-RateLimit-Reset": header("When the window resets (Unix seconds)", { type: "integer" }),
 };
 
+const SESSION_COOKIE = {
+  "Set-Cookie": header("The refresh token, rotated: an HttpOnly, SameSite=Strict cookie for /api/v1/auth (Secure unless turned off for local HTTP); logout clears it"),
+};
+
+/**
+ * What a route declares in `detail` about the headers it sends, beyond the ones every route of
+ * its kind gets: `x-rate-limited` (it counts calls and says so in `X-RateLimit-*` on every
+ * answer: the auth routes per IP, the MCP routes against the key's daily quota), and
+ * `x-session-cookie` (its successes set the refresh cookie).
+ */
+interface HeaderHints {
+  rateLimited: boolean;
+  sessionCookie: boolean;
+}
+
+/** Every header an answer of this status may carry, as the service sends them. */
+function responseHeaders(status: string, path: string, secured: boolean, idempotent: boolean, hints: HeaderHints): Json {
+  const headers: Json = { "X-Request-ID": { ...header("The request id (echoed when the client sent a safe one)"), required: true } };
+  if ((secured && !path.startsWith("/mcp")) || hints.rateLimited) Object.assign(headers, RATE_HEADERS);
+  if (status === "401") headers["WWW-Authenticate"] = header("Bearer: the credential this route takes");
+  if (status === "405") headers.Allow = header("The methods the path answers");
+  if (status === "429" || status === "503") headers["Retry-After"] = header("Seconds to wait before retrying", { type: "integer" });
+  if (idempotent && status === "200") headers["Idempotent-Replayed"] = header("true when this is a replay of an earlier response with the same Idempotency-Key");
+  if (hints.sessionCookie && status.startsWith("2")) Object.assign(headers, SESSION_COOKIE);
+  return headers;
+}
+
 const FORMAT_EXAMPLES: Record<string, string> = { uuid: "0192f0c4-8a1e-7c3b-9d2e-4f5a6b7c8d9e", email: "ana@clinic.cl", date: "2026-01-15", "date-time": "2026-01-15T12:00:00Z" };
 
 /** A plausible example value for a schema, for request bodies. */
@@ -126,6 +153,7 @@ function operationFor(route: RouteLike, path: string): Json {
   const detail = hooks.detail ?? {};
   const secured = securityOf(path).length > 0;
   const idempotent = detail["x-idempotent"] === true;
+  const hints: HeaderHints = { rateLimited: detail["x-rate-limited"] === true, sessionCookie: detail["x-session-cookie"] === true };
   const hasBody = !!hooks.body;
   const parameters: Json[] = [];
   for (const [location, schema] of [["path", hooks.params], ["query", hooks.query]] as const) {
@@ -161,10 +189,7 @@ function operationFor(route: RouteLike, path: string): Json {
 
   const responses: Json = {};
   for (const [status, schema] of [...statuses].sort(([a], [b]) => a.localeCompare(b))) {
-    const headers: Json = { "X-Request-ID": { ...header("The request id (echoed when the client sent a safe one)"), required: true } };
-    if (secured && !path.startsWith("/mcp")) Object.assign(headers, RATE_HEADERS);
-    if (status === "429" || status === "503") headers["Retry-After"] = header("Seconds to wait before retrying", { type: "integer" });
-    if (idempotent && status === "200") headers["Idempotent-Replayed"] = header("true when this is a replay of an earlier response with the same Idempotency-Key");
+    const headers = responseHeaders(status, path, secured, idempotent, hints);
     const isError = Number(status) >= 400;
     const description = extra[status] ?? STATUS_TEXT[status] ?? "Response";
     const isVoid = status === "204" || (schema as Schema | undefined)?.type === "void";

@@ -1,7 +1,8 @@
 /**
  * Every response the suite receives is checked against the app's own /openapi.json: its status
- * must be documented for the operation, its required headers present, and its JSON body valid
- * against the documented schema. A route that drifts from its document fails the test that
+ * must be documented for the operation, its required headers present, every other header it
+ * carries declared (but for generic transport headers), and its JSON body valid against the
+ * documented schema. A route that drifts from its document fails the test that
  * called it, with the route, status and body in the message.
  */
 import Ajv2020 from "ajv/dist/2020";
@@ -16,6 +17,39 @@ interface Operation {
   pointer: string;
   operation: Json;
 }
+
+/**
+ * Headers any HTTP response may carry whatever the operation: framing, caching and content
+ * negotiation, CORS, and the security headers set on every response. Everything else a response
+ * sends is part of the operation's contract and must be declared in its `headers`.
+ */
+const GENERIC_HEADERS: ReadonlySet<string> = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "date",
+  "server",
+  "vary",
+  "cache-control",
+  "pragma",
+  "expires",
+  "etag",
+  "last-modified",
+  "x-content-type-options",
+  "x-frame-options",
+  "referrer-policy",
+  "content-security-policy",
+  "strict-transport-security",
+  "cross-origin-opener-policy",
+  "cross-origin-resource-policy",
+  "cross-origin-embedder-policy",
+  "permissions-policy",
+]);
+
+const isGenericHeader = (name: string) => GENERIC_HEADERS.has(name.toLowerCase()) || name.toLowerCase().startsWith("access-control-");
 
 export class ContractChecker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
@@ -48,6 +82,12 @@ export class ContractChecker {
     for (const [name, spec] of Object.entries((response.headers ?? {}) as Json)) {
       if (spec.required && !headers.has(name)) return `${where} ${status}: header ${name} is missing`;
     }
+    const documented = new Set(Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()));
+    const undocumented: string[] = [];
+    headers.forEach((_, name) => {
+      if (!documented.has(name.toLowerCase()) && !isGenericHeader(name)) undocumented.push(name);
+    });
+    if (undocumented.length) return `${where} ${status}: header ${undocumented.join(", ")} is sent but not documented for this response`;
     const schema = response.content?.["application/json"]?.schema;
     if (!schema) return null;
     let body: unknown;

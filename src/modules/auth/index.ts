@@ -37,7 +37,7 @@ export const authModule = (app: AppContext) => {
         Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
         return status(201, await startSession(await auth.register(services, body)));
       },
-      { body: RegisterBody, response: { 201: SessionModel, ...errorResponses(400, 409, 413, 422, 429) }, detail: { summary: "Create a clinic and its owner" } },
+      { body: RegisterBody, response: { 201: SessionModel, ...errorResponses(400, 409, 413, 422, 429) }, detail: { summary: "Create a clinic and its owner", "x-rate-limited": true, "x-session-cookie": true } },
     )
     .post(
       "/login",
@@ -52,12 +52,12 @@ export const authModule = (app: AppContext) => {
           throw error;
         }
       },
-      { body: LoginBody, response: { 200: SessionModel, ...errorResponses(400, 401, 422, 429) }, detail: { summary: "Log in" } },
+      { body: LoginBody, response: { 200: SessionModel, ...errorResponses(400, 401, 422, 429) }, detail: { summary: "Log in", "x-rate-limited": true, "x-session-cookie": true } },
     )
     .post(
       "/refresh",
       async ({ cookie, startSession }) => startSession(await auth.refresh(services, cookie[REFRESH_COOKIE]?.value as string | undefined)),
-      { cookie: t.Cookie({ [REFRESH_COOKIE]: t.Optional(t.String({ maxLength: 200 })) }), response: { 200: SessionModel, ...errorResponses(401) }, detail: { summary: "Rotate the refresh cookie and get a new access token" } },
+      { cookie: t.Cookie({ [REFRESH_COOKIE]: t.Optional(t.String({ maxLength: 200 })) }), response: { 200: SessionModel, ...errorResponses(401) }, detail: { summary: "Rotate the refresh cookie and get a new access token", "x-session-cookie": true } },
     )
     .post(
       "/logout",
@@ -66,7 +66,7 @@ export const authModule = (app: AppContext) => {
         cookie[REFRESH_COOKIE]!.set({ value: "", maxAge: 0, ...cookieOptions });
         return status(204, undefined);
       },
-      { auth: true, response: { 204: t.Void(), ...errorResponses(401) }, detail: { summary: "End the session family and clear the cookie" } },
+      { auth: true, response: { 204: t.Void(), ...errorResponses(401) }, detail: { summary: "End the session family and clear the cookie", "x-rate-limited": true, "x-session-cookie": true } },
     )
     .post(
       "/password",

@@ -74,7 +74,7 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
           })),
         };
       },
-      { response: { 200: t.Object({ tools: t.Array(ToolInfo) }), ...errorResponses(401) }, detail: { summary: "The tools (key required, not counted)" } },
+      { response: { 200: t.Object({ tools: t.Array(ToolInfo) }), ...errorResponses(401) }, detail: { summary: "The tools (key required, not counted)", "x-rate-limited": true } },
     )
     .post(
       "/tools/:tool/invoke",
@@ -89,7 +89,7 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
         params: t.Object({ tool: t.String({ maxLength: 100 }) }),
         body: t.Unknown(),
         response: { 200: t.Record(t.String(), t.Unknown()), ...errorResponses(400, 401, 403, 404, 422, 429) },
-        detail: { summary: "Invoke a tool with an API key" },
+        detail: { summary: "Invoke a tool with an API key", "x-rate-limited": true },
       },
     )
     .post(
