@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { registerClinic } from "../helpers/clinic";
 
@@ -122,3 +125,35 @@ test("request bodies say that their objects are closed (additionalProperties fal
     for (const [method, op] of Object.entries(methods)) expect(JSON.stringify(op.responses), `${method} ${path}`).not.toContain('"additionalProperties":false');
   }
 });
+
+test("the OpenAPI lint fails on what Redocly's recommended rules only warn about, and the served document has none of it", async () => {
+  const spec = (await t.request<OpenApiDocument & Record<string, unknown>>("GET", "/openapi.json")).body;
+  const dir = mkdtempSync(join(tmpdir(), "openapi-lint-"));
+  // One warning of the recommended ruleset: an allOf holding the same schema twice.
+  const warned = structuredClone(spec) as any;
+  const anyResponse = warned.paths["/mcp/health"].get.responses["200"].content["application/json"];
+  anyResponse.schema = { allOf: [{ type: "object" }, { type: "object" }] };
+  const lint = (document: unknown) => {
+    const file = join(dir, "openapi.json");
+    writeFileSync(file, JSON.stringify(document));
+    // The same command as `bun run lint:openapi`, with the repository's redocly.yaml.
+    return Bun.spawnSync(["node_modules/.bin/redocly", "lint", "--config", "redocly.yaml", "--format=stylish", file], {
+      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+    });
+  };
+  try {
+    const refused = lint(warned);
+    expect(refused.exitCode, refused.stdout.toString() + refused.stderr.toString()).not.toBe(0);
+    expect(refused.stdout.toString() + refused.stderr.toString()).toContain("no-illogical-composition-keywords");
+    const clean = lint(spec);
+    const output = clean.stdout.toString() + clean.stderr.toString();
+    expect(clean.exitCode, output).toBe(0);
+    // Problems are listed as `line:column  severity  rule  message`, then counted.
+    expect(output).not.toMatch(/\d+:\d+\s+(warning|error)\s|You have \d+ warning/);
+    expect(output).toContain("Your API description is valid");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const scripts = (await Bun.file("package.json").json()).scripts as Record<string, string>;
+  expect(scripts["lint:openapi"]).toContain("redocly lint --config redocly.yaml");
+}, 60_000);
