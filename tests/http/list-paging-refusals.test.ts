@@ -1,8 +1,8 @@
 /**
  * Every list route, found in the app's own OpenAPI document (each operation that takes a `limit`
  * query parameter), refuses each bad `limit` and `offset` with a 422 naming the parameter as
- * `query.limit` / `query.offset` and saying what it accepts, and writes nothing. New lists join
- * the suite without edits.
+ * `query.limit` / `query.offset` and saying what it accepts, and writes nothing; so does every
+ * other bounded integer query parameter (`days`). New lists and parameters join without edits.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Refusal, TestApp, ValidationDetails } from "../helpers/app";
@@ -21,8 +21,8 @@ interface Parameter {
 interface ListRoute {
   path: string;
   template: string;
-  /** The paging parameters the list declares, with their documented bounds. */
-  paging: { name: "limit" | "offset"; minimum: number; maximum: number }[];
+  /** The bounded integer query parameters the route declares (`limit`, `offset`, …), with their documented bounds. */
+  paging: { name: string; minimum: number; maximum: number }[];
 }
 
 let t: TestApp;
@@ -38,12 +38,11 @@ beforeAll(async () => {
   for (const [template, item] of Object.entries(document.paths)) {
     const parameters = item.get?.parameters ?? [];
     const paging = parameters
-      .filter((p): p is Parameter & { name: "limit" | "offset" } => p.in === "query" && (p.name === "limit" || p.name === "offset"))
-      .map((p) => {
-        const integer = p.schema?.type === "integer" ? p.schema : p.schema?.anyOf?.find((branch) => branch.type === "integer");
-        return { name: p.name, minimum: integer?.minimum ?? NaN, maximum: integer?.maximum ?? NaN };
-      });
-    if (!paging.some((p) => p.name === "limit")) continue;
+      .filter((p) => p.in === "query")
+      .map((p) => ({ name: p.name, integer: p.schema?.type === "integer" ? p.schema : p.schema?.anyOf?.find((branch) => branch.type === "integer") }))
+      .filter(({ name, integer }) => name === "limit" || name === "offset" || (integer?.minimum !== undefined && integer.maximum !== undefined))
+      .map(({ name, integer }) => ({ name, minimum: integer?.minimum ?? NaN, maximum: integer?.maximum ?? NaN }));
+    if (!paging.length) continue;
     lists.push({ template, path: template.replaceAll(/\{[^}]+\}/g, ZERO_UUID), paging });
   }
 });
@@ -75,14 +74,14 @@ function badValues(bounds: { minimum: number; maximum: number }): [string, strin
 
 describe("every list refuses bad paging values, naming the parameter", () => {
   test("the lists are found in the document, with documented bounds", () => {
-    expect(lists.length, lists.map((l) => l.template).join(", ")).toBeGreaterThanOrEqual(10);
+    expect(lists.filter((l) => l.paging.some((p) => p.name === "limit")).length, lists.map((l) => l.template).join(", ")).toBeGreaterThanOrEqual(10);
     for (const list of lists) {
       for (const p of list.paging) expect(Number.isInteger(p.minimum) && Number.isInteger(p.maximum), `${list.template} ${p.name}`).toBe(true);
     }
     expect(lists.some((l) => l.paging.some((p) => p.name === "offset"))).toBe(true);
   });
 
-  test("limit and offset, each bad value: 422 VALIDATION_FAILED naming query.<name> with its range, writing nothing", async () => {
+  test("limit, offset and the other bounded integers, each bad value: 422 VALIDATION_FAILED naming query.<name> with its range, writing nothing", async () => {
     const before = await totalRows();
     let cases = 0;
     for (const list of lists) {
