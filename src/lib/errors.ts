@@ -1,5 +1,4 @@
-import type { Static } from "elysia";
-import type { ErrorEnvelope } from "../http/common-model";
+import { t, type Static } from "elysia";
 
 /**
  * The one error type services throw. Each error code has one status and one
@@ -84,7 +83,20 @@ export class AppError extends Error {
   }
 }
 
-/** The one error envelope, as the API documents it (http/common-model). */
+/** The one error envelope: the body of every refusal, and its schema in the API document. */
+export const ErrorEnvelope = t.Object(
+  {
+    error: t.String(),
+    code: t.String(),
+    message: t.String(),
+    details: t.Optional(t.Record(t.String(), t.Unknown())),
+    request_id: t.String(),
+    retry_after: t.Optional(t.Integer()),
+  },
+  { description: "The one error envelope" },
+);
+
+/** The envelope of `err`, as the API documents it (ErrorEnvelope). */
 export function envelope(err: AppError, requestId: string): Static<typeof ErrorEnvelope> {
   const body: Static<typeof ErrorEnvelope> = { error: err.error, code: err.code, message: err.message, request_id: requestId };
   if (err.details) body.details = err.details;
