@@ -1,6 +1,6 @@
 import { FormatRegistry, Type, type TObject, type TPartial, type TProperties } from "@sinclair/typebox";
-import { t, type TSchema } from "elysia";
-import { ErrorEnvelope } from "../lib/errors";
+import { t, type Static, type TSchema } from "elysia";
+import type { ErrorBody } from "../lib/errors";
 import { dateProblem, timestampProblem } from "../lib/time";
 
 // The one date and timestamp rule, for every schema that says `format: date` or `date-time`
@@ -25,6 +25,22 @@ export const Timestamp = t.String({ format: "date-time", examples: ["2026-01-15T
 /** YYYY-MM-DD, a real calendar day, years 1900–2999 (see `dateProblem`). */
 export const DateOnly = t.String({ format: "date", examples: ["2026-01-15"] });
 export const Currency = t.String({ pattern: "^[A-Z]{3}$", examples: ["CLP"] });
+
+export const ErrorEnvelope = t.Object(
+  {
+    error: t.String(),
+    code: t.String(),
+    message: t.String(),
+    details: t.Optional(t.Record(t.String(), t.Unknown())),
+    request_id: t.String(),
+    retry_after: t.Optional(t.Integer()),
+  },
+  { description: "The one error envelope" },
+);
+/** The schema describes exactly what `envelope()` builds: a field added to, or changed in, only one of them does not compile. */
+export type ErrorEnvelopeIsErrorBody = MustBeTrue<SameType<Static<typeof ErrorEnvelope>, ErrorBody>>;
+type SameType<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false;
+type MustBeTrue<T extends true> = T;
 
 /** Standard error responses to merge into a route's `response` map. */
 export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 422 | 429)[]) =>

@@ -1,6 +1,6 @@
 import type { AnyElysia } from "elysia";
 import pkg from "../../package.json";
-import { ErrorEnvelope } from "../lib/errors";
+import { ErrorEnvelope } from "./common-model";
 import { plainJsonSchema, withClosedObjects, withOpenObjects } from "./json-schema";
 
 /**

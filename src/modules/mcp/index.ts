@@ -1,9 +1,9 @@
 import { Elysia, t, type TSchema } from "elysia";
 import type { AppContext } from "../../context";
-import { errorResponses } from "../../http/common-model";
+import { ErrorEnvelope, errorResponses } from "../../http/common-model";
 import { toolJsonSchema } from "../../http/json-schema";
 import { isConnectionError } from "../../lib/error-log";
-import { AppError, envelope, ErrorEnvelope } from "../../lib/errors";
+import { AppError, envelope } from "../../lib/errors";
 import { invokeTool, quotaHeaders } from "./invoke";
 import { assertOriginAllowed, handleMcpRequest } from "./protocol";
 import { nextUtcMidnight } from "../../lib/time";
