@@ -6,7 +6,7 @@
  * Needs `unshare` and the right to create namespaces (root); skipped with a message otherwise.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer, type ServerProcess } from "../helpers/server-process";
@@ -40,6 +40,14 @@ function childOf(parent: number): number {
   expect(children).toHaveLength(1);
   return Number(children[0]);
 }
+
+/** The open flags of the descriptor through which `pid` holds `dir`'s lock (from /proc/PID/fdinfo). */
+function lockDescriptorFlags(pid: number, dir: string): number {
+  const fd = readdirSync(`/proc/${pid}/fd`).find((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`) === join(dir, ".lock"));
+  expect(fd).toBeDefined();
+  return parseInt(/^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, "utf8"))![1]!, 8);
+}
+const O_CLOEXEC = 0o2000000;
 
 const processState = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "")[0];
 
@@ -91,6 +99,8 @@ describe.skipIf(!namespacesAvailable)("the data-directory lock across PID and UT
 
       const second = await startServer({ DATA_DIR: dir }, { command: asPid1([...command]) });
       try {
+        // A child process never inherits the lock (it would keep it after the server died).
+        expect(lockDescriptorFlags(childOf(second.pid), dir) & O_CLOEXEC).toBe(O_CLOEXEC);
         const third = await runRefused(asPid1([...command]), { DATA_DIR: dir });
         expect(third.code).not.toBe(0);
         expect(third.error).toBe(refusal(dir, 1, hostname()));
