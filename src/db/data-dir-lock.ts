@@ -40,11 +40,6 @@ const LOCK_FILE = ".lock";
 const LOCK_EX = 2;
 const LOCK_NB = 4;
 
-interface Libc {
-  flock(fd: number, operation: number): number;
-  errno(): number;
-}
-
 /** The C library's names: glibc, musl (Alpine) and macOS; Bun's FFI opens it in the compiled binary too. */
 const LIBC_NAMES: Record<string, string[]> = {
   linux: ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`, "libc.so"],
@@ -53,31 +48,33 @@ const LIBC_NAMES: Record<string, string[]> = {
 /** Where each C library keeps the calling thread's errno. */
 const ERRNO_FUNCTION: Record<string, string> = { linux: "__errno_location", darwin: "__error" };
 
-let libc: Libc | undefined;
-
-function openLibc(): Libc {
-  if (libc) return libc;
-  const errnoName = ERRNO_FUNCTION[process.platform];
+/**
+ * flock(fd, operation) in the C library: 0, or the errno it failed with. The library is opened
+ * for the one call and closed again (about a millisecond, once per start), so nothing of it
+ * stays in the module.
+ */
+function flock(fd: number, operation: number): number {
+  const errnoFunction = ERRNO_FUNCTION[process.platform];
   const names = LIBC_NAMES[process.platform];
-  if (!errnoName || !names) throw new Error(`the data-directory lock needs flock(2), which this platform (${process.platform}) does not have; use DATABASE_URL`);
+  if (!errnoFunction || !names) throw new Error(`the data-directory lock needs flock(2), which this platform (${process.platform}) does not have; use DATABASE_URL`);
   const failures: string[] = [];
   for (const name of names) {
+    let library;
     try {
-      const { symbols } = dlopen(name, {
+      library = dlopen(name, {
         flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-        [errnoName]: { args: [], returns: FFIType.ptr },
+        [errnoFunction]: { args: [], returns: FFIType.ptr },
       });
-      const errnoLocation = symbols[errnoName]!;
-      libc = {
-        flock: (fd, operation) => symbols.flock(fd, operation) as number,
-        errno: () => {
-          const location = errnoLocation();
-          return location ? read.i32(location, 0) : 0;
-        },
-      };
-      return libc;
     } catch (error) {
       failures.push(`${name}: ${(error as Error).message}`);
+      continue;
+    }
+    try {
+      if (library.symbols.flock(fd, operation) === 0) return 0;
+      const errnoLocation = library.symbols[errnoFunction]!();
+      return errnoLocation ? read.i32(errnoLocation, 0) : -1;
+    } finally {
+      library.close();
     }
   }
   throw new Error(`cannot load the C library for the data-directory lock (${failures.join("; ")})`);
@@ -98,12 +95,11 @@ const errnoName = (code: number) => Object.entries(osConstants.errno).find(([, v
 export function lockDataDir(dataDir: string): DataDirLock {
   const dir = resolve(dataDir);
   const path = join(dir, LOCK_FILE);
-  const { flock, errno } = openLibc();
   // The file stays after release: deleting it would let one process lock the unlinked file while
   // another creates and locks a new one.
   const fd = openSync(path, fsConstants.O_RDWR | fsConstants.O_CREAT, 0o600);
-  if (flock(fd, LOCK_EX | LOCK_NB) !== 0) {
-    const code = errno();
+  const code = flock(fd, LOCK_EX | LOCK_NB);
+  if (code !== 0) {
     closeSync(fd);
     if (code === osConstants.errno.EWOULDBLOCK || code === osConstants.errno.EAGAIN) {
       const owner = readOwner(path);
