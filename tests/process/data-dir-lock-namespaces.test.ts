@@ -25,7 +25,8 @@ if (!namespacesAvailable) {
 let dirCount = 0;
 const dataDir = () => join(workDir, `data-${++dirCount}`);
 
-afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+// The binary and several data directories: seconds to remove on a busy machine.
+afterAll(() => rmSync(workDir, { recursive: true, force: true }), 60_000);
 
 /** `command` as PID 1 of a new PID namespace (and, given `host`, under that host name), as a container runtime starts it. */
 function asPid1(command: string[], host?: string): string[] {

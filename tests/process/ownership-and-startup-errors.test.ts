@@ -17,9 +17,11 @@ const tempDir = () => {
   dirs.push(dir);
   return dir;
 };
+// Several embedded data directories: removing them takes seconds on a busy machine, longer than
+// the default hook timeout when this file is not the first of a run.
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** Runs the CLI to completion; resolves to its exit code and what it printed on stderr. */
 async function runCli(env: Record<string, string>, args: string[] = ["serve"]) {
