@@ -2,8 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join, resolve } from "node:path";
 import type { BackupSettings } from "./backup/store";
 import type { PoolSizes } from "./db/client";
-
-export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+import type { LogLevel } from "./lib/logger";
 
 export interface Config {
   port: number;

@@ -326,12 +326,16 @@ async function seedManyVisits(database: Database, clinicId: string, patientIds: 
 
 /** The demo's logins as a block a person can read (printed once by `seed --demo` and `demo`). */
 export function demoBlock(result: DemoResult, baseUrl?: string): string {
-  const width = Math.max(...result.logins.map((login) => login.email.length));
+  // A table with its column names, so nobody has to guess which token is the password.
+  const columns = ["role", "email", "password", "name"] as const;
+  const widths = columns.map((column) => Math.max(column.length, ...result.logins.map((login) => login[column].length)));
+  const row = (cells: readonly string[]) => `  ${cells.map((cell, i) => (i < cells.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  ")}`;
   const lines = [
     `Demo clinic: ${DEMO_CLINIC} (${result.action})`,
     ...(baseUrl ? [`Open ${baseUrl}/ (the console) or ${baseUrl}/docs (API) — REST at ${baseUrl}/api/v1, MCP at ${baseUrl}/mcp`] : []),
     "",
-    ...result.logins.map((login) => `  ${login.role.padEnd(6)} ${login.email.padEnd(width)}  ${login.password}   (${login.name})`),
+    row(columns),
+    ...result.logins.map((login) => row(columns.map((column) => login[column]))),
     "",
     `  MCP key  ${result.mcp_key}`,
     result.action === "reused" ? "  (Passwords and the key are new on every run; earlier ones no longer work.)" : "",

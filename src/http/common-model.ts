@@ -1,5 +1,6 @@
 import { FormatRegistry, Type, type TObject, type TPartial, type TProperties } from "@sinclair/typebox";
-import { t, type TSchema } from "elysia";
+import { t, type Static, type TSchema } from "elysia";
+import type { ErrorBody } from "../lib/errors";
 import { dateProblem, timestampProblem } from "../lib/time";
 
 // The one date and timestamp rule, for every schema that says `format: date` or `date-time`
@@ -36,6 +37,10 @@ export const ErrorEnvelope = t.Object(
   },
   { description: "The one error envelope" },
 );
+/** The schema describes exactly what `envelope()` builds: a field added to, or changed in, only one of them does not compile. */
+export type ErrorEnvelopeIsErrorBody = MustBeTrue<SameType<Static<typeof ErrorEnvelope>, ErrorBody>>;
+type SameType<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false;
+type MustBeTrue<T extends true> = T;
 
 /** Standard error responses to merge into a route's `response` map. */
 export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 422 | 429)[]) =>

@@ -1,6 +1,3 @@
-import type { Static } from "elysia";
-import type { ErrorEnvelope } from "../http/common-model";
-
 /**
  * The one error type services throw. Each error code has one status and one
  * snake_case `error` name, so a service names only the code and the envelope follows.
@@ -84,9 +81,24 @@ export class AppError extends Error {
   }
 }
 
-/** The one error envelope, as the API documents it (http/common-model). */
-export function envelope(err: AppError, requestId: string): Static<typeof ErrorEnvelope> {
-  const body: Static<typeof ErrorEnvelope> = { error: err.error, code: err.code, message: err.message, request_id: requestId };
+/**
+ * The one error envelope: the body of every refusal. The API document's schema of it is
+ * http/common-model's ErrorEnvelope, which the compiler holds to this type. (The schema does not
+ * live here: lib/ sits below http/, and the console's bundle imports lib/ and must not take in
+ * Elysia.)
+ */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+  request_id: string;
+  retry_after?: number;
+}
+
+/** The envelope of `err`. */
+export function envelope(err: AppError, requestId: string): ErrorBody {
+  const body: ErrorBody = { error: err.error, code: err.code, message: err.message, request_id: requestId };
   if (err.details) body.details = err.details;
   // The burst refusal carries retry_after at the top level too (as the MCP limits require).
   if (err.code === "BURST_LIMIT_EXCEEDED" && typeof err.details?.retry_after === "number") {

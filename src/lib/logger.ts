@@ -1,4 +1,5 @@
-import type { LogLevel } from "../config";
+/** How much the log says; `silent` writes nothing, not even announcements. */
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 

@@ -1,7 +1,7 @@
 /** One owner per data directory, one process per port, and start-up errors a person can act on. */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { describeStartupError, MigrationFailedError } from "../../src/cli/startup-errors";
@@ -17,9 +17,11 @@ const tempDir = () => {
   dirs.push(dir);
   return dir;
 };
+// Several embedded data directories: removing them takes seconds on a busy machine, longer than
+// the default hook timeout when this file is not the first of a run.
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** Runs the CLI to completion; resolves to its exit code and what it printed on stderr. */
 async function runCli(env: Record<string, string>, args: string[] = ["serve"]) {
@@ -37,7 +39,7 @@ describe("the data directory lock", () => {
     try {
       const second = openDatabase({ dataDir: dir });
       await expect(second).rejects.toBeInstanceOf(DataDirLockedError);
-      await expect(second).rejects.toThrow(`${dir} is in use by another process (PID ${process.pid})`);
+      await expect(second).rejects.toThrow(`${dir} is in use by another process (PID ${process.pid} on host ${hostname()})`);
     } finally {
       await first.close();
     }
@@ -49,7 +51,7 @@ describe("the data directory lock", () => {
     const dir = tempDir();
     const gone = Bun.spawn(["true"]);
     await gone.exited;
-    writeFileSync(join(dir, ".lock"), `${gone.pid} ${require("node:os").hostname()}\n`);
+    writeFileSync(join(dir, ".lock"), `${gone.pid} ${hostname()}\n`);
     const lock = lockDataDir(dir);
     lock.release();
   });
@@ -61,7 +63,7 @@ describe("the data directory lock", () => {
       const second = await runCli({ DATA_DIR: dir });
       expect(second.code).not.toBe(0);
       const line = JSON.parse(second.stderr.split("\n").at(-1)!);
-      expect(line.error).toContain(`the data directory ${dir} is in use by another process (PID ${server.pid})`);
+      expect(line.error).toContain(`the data directory ${dir} is in use by another process (PID ${server.pid} on host ${hostname()})`);
     } finally {
       expect(await server.stop()).toBe(0);
     }
