@@ -42,7 +42,7 @@ export class McpRuntime {
 
   constructor(readonly deps: McpRuntimeDeps) {
     this.keys = new ApiKeyDirectory(deps.database, deps.clock, deps.logger);
-    this.quotas = new QuotaBook(deps.database.db, deps.clock);
+    this.quotas = new QuotaBook(deps.database, deps.clock);
     this.usage = new UsageLog((reason) => deps.logger.warn("usage rows dropped", { reason, dropped_total: this.usage.dropped }));
     this.registry = new Map(deps.tools.map((tool) => [tool.name, registered(tool)]));
     this.reports = new ReportCatalog(deps.database);
@@ -76,32 +76,31 @@ export class McpRuntime {
   }
 
   /** Writes quota counts and usage rows; concurrent calls share one flush. */
-  flush(): Promise<void> {
-    this.flushing ??= this.flushOnce().finally(() => (this.flushing = undefined));
+  flush(shuttingDown = false): Promise<void> {
+    this.flushing ??= this.flushOnce(shuttingDown).finally(() => (this.flushing = undefined));
     return this.flushing;
   }
 
   /**
-   * Each round writes the pending quota deltas and a batch of usage rows in ONE transaction, so
-   * a crash (even SIGKILL) loses both or neither and the two never disagree.
+   * Each round writes a batch of usage rows and counts the calls they record in ONE
+   * transaction, so a crash (even SIGKILL) loses both or neither and the two never disagree.
+   * Grants this instance no longer needs go back in the same transaction.
    */
-  private async flushOnce(): Promise<void> {
+  private async flushOnce(shuttingDown: boolean): Promise<void> {
     do {
-      const deltas = this.quotas.takeDeltas();
-      const rows = this.usage.take();
-      if (!deltas.length && !rows.length) break;
-      let totals: number[];
+      const batch = this.usage.take();
+      const returns = this.quotas.takeReturns(shuttingDown);
+      if (!batch.lines.length && !returns.daily.length && !returns.burst.length) break;
       try {
-        totals = await this.deps.database.copyTransaction("write", async (session) => {
-          const written = await this.quotas.writeDeltas(session, deltas);
-          await this.usage.insert(session, rows);
-          return written;
+        await this.deps.database.copyTransaction("write", async (session) => {
+          const dropped = await this.usage.insert(session, batch.lines);
+          await this.quotas.write(session, UsageLog.writtenCalls(batch, dropped), returns);
         });
       } catch (error) {
-        this.usage.putBack(rows);
+        this.usage.putBack(batch);
+        this.quotas.restore(returns);
         throw error;
       }
-      this.quotas.committed(deltas, totals);
     } while (this.usage.pending > 0);
     await this.quotas.adoptTotals();
     await this.writeLastUsed();
@@ -111,7 +110,9 @@ export class McpRuntime {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     try {
-      await this.flush();
+      // Unused grants go back, so the other instances can use them (a flush under way would not give them).
+      await this.flushing?.catch(() => {});
+      await this.flush(true);
     } catch (error) {
       // Shutdown goes on: the database still closes. What was not written is said by count only.
       this.deps.logger.error("final mcp flush failed; unwritten usage rows are lost", { unwritten_rows: this.usage.pending, ...loggableError(error) });
