@@ -88,6 +88,8 @@ interface PrincipalBurst {
   /** Calls waiting for the grant in progress. */
   waiting: number;
   granting?: Promise<void>;
+  /** Changes a flush is writing: a grant waits for them, or it would read the minute without them. */
+  returning?: { done: Promise<void>; settle: () => void };
 }
 
 export type QuotaDecision =
@@ -105,7 +107,7 @@ export interface WrittenCalls {
 /** What a flush gives back to the database besides counts: unused daily grants and burst changes. */
 export interface QuotaReturns {
   daily: { allowance: DayAllowance; calls: number }[];
-  burst: { principalId: string; changes: Map<number, number> }[];
+  burst: { principalId: string; changes: Map<number, number>; settle: () => void }[];
 }
 
 /**
@@ -224,19 +226,32 @@ export class QuotaBook {
     }
     for (const [principalId, burst] of this.bursts) {
       this.expireGrants(burst, shuttingDown ? Number.POSITIVE_INFINITY : nowMs);
-      if (burst.unwritten.size) {
-        returns.burst.push({ principalId, changes: burst.unwritten });
+      if (burst.unwritten.size && !burst.returning) {
+        let settle!: () => void;
+        const done = new Promise<void>((resolve) => (settle = resolve));
+        const returning = { done, settle: () => {
+          if (burst.returning === returning) burst.returning = undefined;
+          settle();
+        } };
+        burst.returning = returning;
+        returns.burst.push({ principalId, changes: burst.unwritten, settle: returning.settle });
         burst.unwritten = new Map();
       }
     }
     return returns;
   }
 
+  /** After the flush's transaction committed. */
+  committed(returns: QuotaReturns): void {
+    for (const { settle } of returns.burst) settle();
+  }
+
   restore(returns: QuotaReturns): void {
     for (const { allowance, calls } of returns.daily) allowance.unused += calls;
-    for (const { principalId, changes } of returns.burst) {
+    for (const { principalId, changes, settle } of returns.burst) {
       const burst = this.burstOf(principalId);
       for (const [second, calls] of changes) addTo(burst.unwritten, second, calls);
+      settle();
     }
   }
 
@@ -275,7 +290,7 @@ export class QuotaBook {
     }
     for (const [id, allowance] of this.allowances) if (allowance.day !== today && allowance.unused === 0) this.allowances.delete(id);
     for (const [principalId, burst] of this.bursts) {
-      if (!burst.granting && !burst.grants.length && !burst.unwritten.size && burst.recheckAtMs <= nowMs) this.bursts.delete(principalId);
+      if (!burst.granting && !burst.returning && !burst.grants.length && !burst.unwritten.size && burst.recheckAtMs <= nowMs) this.bursts.delete(principalId);
     }
   }
 
@@ -301,6 +316,7 @@ export class QuotaBook {
    * reads is as exact as this instance can make it.
    */
   private async requestGrant(principal: QuotaPrincipal, burst: PrincipalBurst, allowance: DayAllowance): Promise<void> {
+    await burst.returning?.done;
     const nowMs = this.clock.now().getTime();
     const nowSecond = Math.ceil(nowMs / 1000);
     const windowAfter = Math.floor((nowMs - BURST_WINDOW_MS) / 1000);

@@ -101,6 +101,7 @@ export class McpRuntime {
         this.quotas.restore(returns);
         throw error;
       }
+      this.quotas.committed(returns);
     } while (this.usage.pending > 0);
     await this.quotas.adoptTotals();
     await this.writeLastUsed();
