@@ -101,7 +101,7 @@ test("an instance that stops gives back what it was granted and did not use", as
   // A call far from the limit takes a share of what is left, so the next ones need no round trip.
   expect((await invoke(own, key.api_key, "get_clinic_context")).status).toBe(200);
   const [held] = await database.query<{ held: number }>("select held from quota_counters where api_key_id = $1", [key.id]);
-  expect(held!.held).toBe(100);
+  expect(held!.held).toBe(800 / 16);
   await own.close();
   const [after] = await database.query<{ count: number; held: number }>("select count, held from quota_counters where api_key_id = $1", [key.id]);
   expect(after).toEqual({ count: 1, held: 0 });

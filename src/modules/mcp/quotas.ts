@@ -16,9 +16,12 @@ const BURST_WINDOW_MS = 60_000;
  * waiting for it need), so that near the limit grants shrink to one call and instances that
  * ask later still find some: what one instance holds unused while another is refused is small.
  */
-const GRANT_SHARE = 8;
-/** The most daily calls one grant takes: what a killed instance can strand for the rest of the day. */
-const MAX_DAILY_GRANT = 1000;
+const GRANT_SHARE = 16;
+/**
+ * The most daily calls one grant takes (1000, or 1 % of the limit for larger limits): what a
+ * killed instance can strand for the rest of the day, and how often a busy key asks.
+ */
+const maxDailyGrant = (limit: number) => Math.max(1000, Math.floor(limit / 100));
 /** Burst calls granted and not used within this time go back. */
 const BURST_GRANT_MS = 60_000;
 /** Once the database refused a burst grant, calls are refused here without asking it again for this long. */
@@ -324,23 +327,30 @@ export class QuotaBook {
     this.expireGrants(burst, nowMs);
     const changes = burst.unwritten;
     burst.unwritten = new Map();
+    let changesWritten = false;
     let outcome: { total: number; daily: number; burst: number; window: { second: number; calls: number }[] };
     try {
       outcome = await this.database.copyTransaction("write", async (session) => {
+        const holdDaily = async (daily: number) => {
+          if (daily) await session.query(HOLD_DAILY, [principal.id, allowance.day, daily]);
+          return daily;
+        };
         const [counter] = await session.query<{ count: number; held: number }>(LOCK_COUNTER, [principal.id, allowance.day]);
+        // Sized only now, so that calls which arrived during the round trips are served by this grant.
+        const waiting = Math.max(1, burst.waiting);
+        const dailyLeft = Math.max(0, principal.rateLimitPerDay - counter!.count - counter!.held);
+        const daily = allowance.unused >= waiting ? 0 : Math.min(dailyLeft, Math.max(waiting - allowance.unused, share(dailyLeft, maxDailyGrant(principal.rateLimitPerDay))));
+        const unusedBurst = burst.grants.reduce((sum, g) => sum + g.unused, 0);
+        if (unusedBurst >= waiting) return { total: counter!.count + counter!.held + daily, daily: await holdDaily(daily), burst: 0, window: [] };
         await addToBurstSeconds(session, principal.id, changes);
+        changesWritten = true;
         const window = (await session.query<{ second: string | number; calls: number }>(BURST_WINDOW, [principal.id, windowAfter, windowAfter - 60])).map((row) => ({
           second: Number(row.second),
           calls: row.calls,
         }));
-        // Sized only now, so that calls which arrived during the round trips are served by this grant.
-        const waiting = Math.max(1, burst.waiting);
-        const dailyLeft = Math.max(0, principal.rateLimitPerDay - counter!.count - counter!.held);
-        const daily = allowance.unused >= waiting ? 0 : Math.min(dailyLeft, Math.max(waiting - allowance.unused, share(dailyLeft, MAX_DAILY_GRANT)));
-        const unusedBurst = burst.grants.reduce((sum, g) => sum + g.unused, 0);
         const burstLeft = Math.max(0, principal.burstPerMinute - window.reduce((sum, row) => sum + row.calls, 0));
-        const burstCalls = unusedBurst >= waiting ? 0 : Math.min(burstLeft, Math.max(waiting - unusedBurst, share(burstLeft)));
-        if (daily) await session.query(HOLD_DAILY, [principal.id, allowance.day, daily]);
+        const burstCalls = Math.min(burstLeft, Math.max(waiting - unusedBurst, share(burstLeft)));
+        await holdDaily(daily);
         if (burstCalls) await addToBurstSeconds(session, principal.id, new Map([[grantSecond, burstCalls]]));
         return { total: counter!.count + counter!.held + daily, daily, burst: burstCalls, window };
       });
@@ -348,6 +358,8 @@ export class QuotaBook {
       for (const [second, calls] of changes) addTo(burst.unwritten, second, calls);
       throw error;
     }
+    // Only the daily quota was asked for: the burst changes wait for the next grant or flush.
+    if (!changesWritten) for (const [second, calls] of changes) addTo(burst.unwritten, second, calls);
     allowance.granted = outcome.total;
     allowance.unused += outcome.daily;
     if (outcome.burst) {
