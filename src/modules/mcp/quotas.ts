@@ -161,8 +161,9 @@ export class QuotaBook {
    * daily quota. Waits for the database only when this instance holds no granted call.
    */
   async admit(principal: QuotaPrincipal): Promise<QuotaDecision> {
-    const burst = this.burstOf(principal.id);
     for (;;) {
+      // Looked up on every turn: an idle principal's state is forgotten by `adoptTotals`, possibly while this call waited.
+      const burst = this.burstOf(principal.id);
       const now = this.clock.now();
       const nowMs = now.getTime();
       const resetAt = nextUtcMidnight(now);

@@ -39,6 +39,7 @@ export class McpRuntime {
   private readonly lastUsedWritten = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private flushing: Promise<void> | undefined;
+  private nextFlush: Promise<void> | undefined;
 
   constructor(readonly deps: McpRuntimeDeps) {
     this.keys = new ApiKeyDirectory(deps.database, deps.clock, deps.logger);
@@ -75,10 +76,25 @@ export class McpRuntime {
     this.usedSinceFlush.set(keyId, this.deps.clock.now());
   }
 
-  /** Writes quota counts and usage rows; concurrent calls share one flush. */
+  /**
+   * Writes quota counts and usage rows: everything queued before the call is written when it
+   * resolves. A flush under way is followed by one more, which concurrent callers share.
+   */
   flush(shuttingDown = false): Promise<void> {
-    this.flushing ??= this.flushOnce(shuttingDown).finally(() => (this.flushing = undefined));
-    return this.flushing;
+    if (!this.flushing) return this.startFlush(shuttingDown);
+    this.nextFlush ??= this.flushing.catch(() => {}).then(() => {
+      this.nextFlush = undefined;
+      return this.startFlush(shuttingDown);
+    });
+    return this.nextFlush;
+  }
+
+  private startFlush(shuttingDown: boolean): Promise<void> {
+    const flushing = this.flushOnce(shuttingDown).finally(() => {
+      if (this.flushing === flushing) this.flushing = undefined;
+    });
+    this.flushing = flushing;
+    return flushing;
   }
 
   /**
@@ -112,7 +128,7 @@ export class McpRuntime {
     this.timer = undefined;
     try {
       // Unused grants go back, so the other instances can use them (a flush under way would not give them).
-      await this.flushing?.catch(() => {});
+      await this.flush().catch(() => {});
       await this.flush(true);
     } catch (error) {
       // Shutdown goes on: the database still closes. What was not written is said by count only.
