@@ -85,7 +85,7 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
       durationMs: performance.now() - started,
       requestId: request.requestId,
       at: runtime.deps.clock.now(),
-      countedOn: decision.admitted ? decision.day : null,
+      countedAgainst: decision.admitted ? { principalId: key.id, day: decision.day } : null,
     });
 
   const failed = (error: AppError): InvokeOutcome => ({

@@ -75,8 +75,8 @@ export interface UsageEntry {
   durationMs: number;
   requestId: string | null;
   at: Date;
-  /** The UTC day the call was counted on, for a call the quota admitted (the flush counts it with its row). */
-  countedOn?: string | null;
+  /** For a call the quota admitted: whose quota and which UTC day it counts on (the flush counts it with its row). */
+  countedAgainst?: { principalId: string; day: string } | null;
 }
 
 /** Rows taken for one flush, and for each the quota counter it counts on (`principal|day`), if any. */
@@ -123,7 +123,7 @@ export class UsageLog {
       entry.at.toISOString(),
     ];
     this.queue.push(`${fields.map(copyField).join("\t")}\n`);
-    this.counted.push(entry.countedOn ? `${entry.apiKeyId}|${entry.countedOn}` : null);
+    this.counted.push(entry.countedAgainst ? `${entry.countedAgainst.principalId}|${entry.countedAgainst.day}` : null);
   }
 
   get pending(): number {
