@@ -108,3 +108,17 @@ test("an instance that stops gives back what it was granted and did not use", as
   const next = await invoke(apps[1]!, key.api_key, "get_clinic_context");
   expect(next.headers.get("x-ratelimit-remaining")).toBe(String(800 - 2));
 });
+
+test("far from its limits, a key's next grant is asked for when the last is used up, before the next call comes", async () => {
+  const key = await createKey(unbursted, { rate_limit_per_day: 800 });
+  const held = async () => (await database.query<{ held: number }>("select held from quota_counters where api_key_id = $1", [key.id]))[0]!.held;
+  for (let i = 0; i < 50; i++) expect((await invoke(apps[2]!, key.api_key, "get_clinic_context")).status).toBe(200);
+  // The 50th call used up the first grant (800 / 16); the next share (750 / 16) is asked for
+  // off the calls' path. Waited for by turns of the event loop, not by time.
+  let seen = await held();
+  for (let turn = 0; turn < 10_000 && seen === 50; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    seen = await held();
+  }
+  expect(seen).toBe(50 + Math.floor(750 / 16));
+});

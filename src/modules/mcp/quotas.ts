@@ -88,6 +88,8 @@ interface PrincipalBurst {
   /** While the database refuses burst grants: when to ask it again, and when one more call should fit. */
   recheckAtMs: number;
   retryAtMs: number;
+  /** Room the minute had left after this instance's last burst grant. */
+  room: number;
   /** Calls waiting for the grant in progress. */
   waiting: number;
   granting?: Promise<void>;
@@ -196,6 +198,7 @@ export class QuotaBook {
         addTo(burst.unwritten, Math.ceil(nowMs / 1000), 1);
         addTo(burst.unwritten, grant.second, -1);
         this.ownHits.record(principal.id, nowMs);
+        this.askAhead(principal, burst, allowance);
         return { admitted: true, day: allowance.day, limit, remaining: limit - used - 1, resetAt };
       }
       burst.waiting += 1;
@@ -206,6 +209,24 @@ export class QuotaBook {
         burst.waiting -= 1;
       }
     }
+  }
+
+  /**
+   * Far from both limits, the next grant is asked for as soon as this one is used up, off the
+   * calls' path, so they never wait for the database. Near a limit it is not: a grant asked
+   * ahead could sit unused here while another instance is refused.
+   */
+  private askAhead(principal: QuotaPrincipal, burst: PrincipalBurst, allowance: DayAllowance): void {
+    if (burst.granting) return;
+    const burstUsedUp = !burst.grants.some((g) => g.unused > 0);
+    const dailyUsedUp = allowance.unused === 0;
+    const roomy = (left: number) => left >= 4 * GRANT_SHARE;
+    if (!burstUsedUp && !dailyUsedUp) return;
+    if (burstUsedUp && !roomy(burst.room)) return;
+    if (dailyUsedUp && !roomy(principal.rateLimitPerDay - allowance.granted)) return;
+    burst.granting = this.requestGrant(principal, burst, allowance).finally(() => (burst.granting = undefined));
+    // A failure is met again, and answered, by the next call that needs a grant.
+    burst.granting.catch(() => {});
   }
 
   /** Today's count for a principal as this instance sees it. */
@@ -300,7 +321,7 @@ export class QuotaBook {
 
   private burstOf(principalId: string): PrincipalBurst {
     let burst = this.bursts.get(principalId);
-    if (!burst) this.bursts.set(principalId, (burst = { grants: [], unwritten: new Map(), recheckAtMs: 0, retryAtMs: 0, waiting: 0 }));
+    if (!burst) this.bursts.set(principalId, (burst = { grants: [], unwritten: new Map(), recheckAtMs: 0, retryAtMs: 0, room: 0, waiting: 0 }));
     return burst;
   }
 
@@ -329,7 +350,7 @@ export class QuotaBook {
     const changes = burst.unwritten;
     burst.unwritten = new Map();
     let changesWritten = false;
-    let outcome: { total: number; daily: number; burst: number; window: { second: number; calls: number }[] };
+    let outcome: { total: number; daily: number; burst: number; room: number; window: { second: number; calls: number }[] };
     try {
       outcome = await this.database.copyTransaction("write", async (session) => {
         const holdDaily = async (daily: number) => {
@@ -342,7 +363,7 @@ export class QuotaBook {
         const dailyLeft = Math.max(0, principal.rateLimitPerDay - counter!.count - counter!.held);
         const daily = allowance.unused >= waiting ? 0 : Math.min(dailyLeft, Math.max(waiting - allowance.unused, share(dailyLeft, maxDailyGrant(principal.rateLimitPerDay))));
         const unusedBurst = burst.grants.reduce((sum, g) => sum + g.unused, 0);
-        if (unusedBurst >= waiting) return { total: counter!.count + counter!.held + daily, daily: await holdDaily(daily), burst: 0, window: [] };
+        if (unusedBurst >= waiting) return { total: counter!.count + counter!.held + daily, daily: await holdDaily(daily), burst: 0, room: burst.room, window: [] };
         await addToBurstSeconds(session, principal.id, changes);
         changesWritten = true;
         const window = (await session.query<{ second: string | number; calls: number }>(BURST_WINDOW, [principal.id, windowAfter, windowAfter - 60])).map((row) => ({
@@ -353,7 +374,7 @@ export class QuotaBook {
         const burstCalls = Math.min(burstLeft, Math.max(waiting - unusedBurst, share(burstLeft)));
         await holdDaily(daily);
         if (burstCalls) await addToBurstSeconds(session, principal.id, new Map([[grantSecond, burstCalls]]));
-        return { total: counter!.count + counter!.held + daily, daily, burst: burstCalls, window };
+        return { total: counter!.count + counter!.held + daily, daily, burst: burstCalls, room: burstLeft - burstCalls, window };
       });
     } catch (error) {
       for (const [second, calls] of changes) addTo(burst.unwritten, second, calls);
@@ -363,6 +384,7 @@ export class QuotaBook {
     if (!changesWritten) for (const [second, calls] of changes) addTo(burst.unwritten, second, calls);
     allowance.granted = outcome.total;
     allowance.unused += outcome.daily;
+    burst.room = outcome.room;
     if (outcome.burst) {
       burst.grants.push({ second: grantSecond, expiresAtMs: nowMs + BURST_GRANT_MS, unused: outcome.burst });
       burst.recheckAtMs = 0;
