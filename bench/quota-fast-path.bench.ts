@@ -18,15 +18,19 @@ import { databaseLabel, printTable } from "./lib/table";
 const ADMISSIONS = Number(process.env.BENCH_QUOTA_ADMISSIONS ?? 200_000);
 const ROOT = join(import.meta.dir, "..");
 
-/** quotas.ts at the parent of the commit that brought the grants in (or BENCH_QUOTA_BASELINE). */
-function baselineSource(): { ref: string; source: string } {
+/**
+ * quotas.ts at BENCH_QUOTA_BASELINE, or at the parent of the commit that brought the grants in;
+ * undefined when neither is in this checkout's history (then only "after" is measured).
+ */
+function baselineSource(): { ref: string; source: string } | undefined {
   const git = (...args: string[]) => {
     const run = Bun.spawnSync(["git", ...args], { cwd: ROOT });
-    if (run.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr.toString()}`);
-    return run.stdout.toString().trim();
+    return run.exitCode === 0 ? run.stdout.toString().trim() : "";
   };
-  const ref = process.env.BENCH_QUOTA_BASELINE ?? `${git("log", "-1", "--format=%H", "--grep=^Quota: one quota across instances")}^`;
-  return { ref: git("rev-parse", "--short", ref), source: git("show", `${ref}:src/modules/mcp/quotas.ts`) };
+  const introduced = git("log", "-1", "--format=%H", "--grep=^Quota: one quota across instances");
+  const ref = process.env.BENCH_QUOTA_BASELINE ?? (introduced ? `${introduced}^` : "");
+  const source = ref ? git("show", `${ref}:src/modules/mcp/quotas.ts`) : "";
+  return source ? { ref: git("rev-parse", "--short", ref), source } : undefined;
 }
 
 let statements = 0;
@@ -62,29 +66,36 @@ async function measure(label: string, book: Admitting): Promise<Record<string, s
 if (import.meta.main) {
   const database = await createTestDatabase();
   const clock = new ManualClock();
-  const { ref, source } = baselineSource();
+  const previous = baselineSource();
   const baselineFile = join(ROOT, "src/modules/mcp", `.quotas-baseline-${process.pid}.ts`);
-  writeFileSync(baselineFile, source);
   try {
-    const { QuotaBook: BaselineBook } = (await import(baselineFile)) as { QuotaBook: new (db: unknown, clock: unknown) => { prepare(id: string): Promise<void>; admit(key: unknown): { admitted: boolean } } };
-    const baseline = new BaselineBook(database.db, clock);
-    const current = new QuotaBook(database, clock);
+    const rows: Record<string, string | number>[] = [];
     // One ms per admission on the clock, so the burst log prunes as it would under real traffic.
-    const rows = [
-      await measure(`before (${ref}): prepare + synchronous admit`, {
-        async admitOnce(principal) {
-          clock.advance(1);
-          await baseline.prepare(principal.id);
-          return baseline.admit(principal).admitted;
-        },
-      }),
+    if (previous) {
+      writeFileSync(baselineFile, previous.source);
+      const { QuotaBook: BaselineBook } = (await import(baselineFile)) as { QuotaBook: new (db: unknown, clock: unknown) => { prepare(id: string): Promise<void>; admit(key: unknown): { admitted: boolean } } };
+      const baseline = new BaselineBook(database.db, clock);
+      rows.push(
+        await measure(`before (${previous.ref}): prepare + synchronous admit`, {
+          async admitOnce(principal) {
+            clock.advance(1);
+            await baseline.prepare(principal.id);
+            return baseline.admit(principal).admitted;
+          },
+        }),
+      );
+    } else {
+      console.log("(no baseline: set BENCH_QUOTA_BASELINE to a commit before the quota grants to compare)");
+    }
+    const current = new QuotaBook(database, clock);
+    rows.push(
       await measure("after: admit from the instance's grant", {
         async admitOnce(principal) {
           clock.advance(1);
           return (await current.admit(principal)).admitted;
         },
       }),
-    ];
+    );
     printTable(`Quota fast path, a key far from its limits — ${databaseLabel()}, ${ADMISSIONS} admissions each`, rows);
   } finally {
     rmSync(baselineFile, { force: true });
