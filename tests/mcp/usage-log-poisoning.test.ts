@@ -70,7 +70,7 @@ describe("rows the database refuses", () => {
       // A duration past the column's integer range: the database refuses this row in any form.
       log.record({ ...good, durationMs: 1e12, sqlText: "select 'secret-refused-row'" });
       log.record({ ...good, sqlText: "select 'secret-good-2'" });
-      await database.copyTransaction("write", (session) => log.insert(session, log.take()));
+      await database.copyTransaction("write", (session) => log.insert(session, log.take().lines));
       const rows = await database.query<{ tool: string; sql_text: string | null }>("select tool, sql_text from mcp_usage_log order by created_at, id");
       expect(rows.length - goodBefore[0]!.n).toBe(3);
       expect(rows.map((r) => r.sql_text)).toContain("select '\u2400' -- \ufffd");

@@ -29,13 +29,19 @@ export const apiKeys = pgTable(
   ],
 );
 
-/** Daily call count per key and UTC day; instances add deltas (`count = count + delta`). */
+/**
+ * Daily calls per principal (an API key) and UTC day. `count`: calls whose usage rows are
+ * written (the two are written in one transaction, so they always agree); `held`: calls granted
+ * to instances and not yet written, admitted or still to be. `count + held` never passes the
+ * limit at the moment a grant is made.
+ */
 export const quotaCounters = pgTable(
   "quota_counters",
   {
     api_key_id: uuid("api_key_id").notNull(),
     day: date("day", { mode: "string" }).notNull(),
     count: integer("count").notNull().default(0),
+    held: integer("held").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.api_key_id, t.day] })],
 );

@@ -67,8 +67,7 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
   const started = performance.now();
   await runtime.ready;
   const key = await runtime.keys.authenticate(request.authorization);
-  await runtime.quotas.prepare(key.id);
-  const decision = runtime.quotas.admit(key);
+  const decision = await runtime.quotas.admit(key);
   runtime.noteKeyUsed(key.id);
   const headers = quotaHeaders(decision);
   // A built-in tool's text is known without a lookup, so even a rate-limited call keeps its SQL.
@@ -86,6 +85,7 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
       durationMs: performance.now() - started,
       requestId: request.requestId,
       at: runtime.deps.clock.now(),
+      countedAgainst: decision.admitted ? { principalId: key.id, day: decision.day } : null,
     });
 
   const failed = (error: AppError): InvokeOutcome => ({

@@ -39,10 +39,11 @@ export class McpRuntime {
   private readonly lastUsedWritten = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private flushing: Promise<void> | undefined;
+  private nextFlush: Promise<void> | undefined;
 
   constructor(readonly deps: McpRuntimeDeps) {
     this.keys = new ApiKeyDirectory(deps.database, deps.clock, deps.logger);
-    this.quotas = new QuotaBook(deps.database.db, deps.clock);
+    this.quotas = new QuotaBook(deps.database, deps.clock);
     this.usage = new UsageLog((reason) => deps.logger.warn("usage rows dropped", { reason, dropped_total: this.usage.dropped }));
     this.registry = new Map(deps.tools.map((tool) => [tool.name, registered(tool)]));
     this.reports = new ReportCatalog(deps.database);
@@ -75,33 +76,48 @@ export class McpRuntime {
     this.usedSinceFlush.set(keyId, this.deps.clock.now());
   }
 
-  /** Writes quota counts and usage rows; concurrent calls share one flush. */
-  flush(): Promise<void> {
-    this.flushing ??= this.flushOnce().finally(() => (this.flushing = undefined));
-    return this.flushing;
+  /**
+   * Writes quota counts and usage rows: everything queued before the call is written when it
+   * resolves. A flush under way is followed by one more, which concurrent callers share.
+   */
+  flush(shuttingDown = false): Promise<void> {
+    if (!this.flushing) return this.startFlush(shuttingDown);
+    this.nextFlush ??= this.flushing.catch(() => {}).then(() => {
+      this.nextFlush = undefined;
+      return this.startFlush(shuttingDown);
+    });
+    return this.nextFlush;
+  }
+
+  private startFlush(shuttingDown: boolean): Promise<void> {
+    const flushing = this.flushOnce(shuttingDown).finally(() => {
+      if (this.flushing === flushing) this.flushing = undefined;
+    });
+    this.flushing = flushing;
+    return flushing;
   }
 
   /**
-   * Each round writes the pending quota deltas and a batch of usage rows in ONE transaction, so
-   * a crash (even SIGKILL) loses both or neither and the two never disagree.
+   * Each round writes a batch of usage rows and counts the calls they record in ONE
+   * transaction, so a crash (even SIGKILL) loses both or neither and the two never disagree.
+   * Grants this instance no longer needs go back in the same transaction.
    */
-  private async flushOnce(): Promise<void> {
+  private async flushOnce(shuttingDown: boolean): Promise<void> {
     do {
-      const deltas = this.quotas.takeDeltas();
-      const rows = this.usage.take();
-      if (!deltas.length && !rows.length) break;
-      let totals: number[];
+      const batch = this.usage.take();
+      const returns = this.quotas.takeReturns(shuttingDown);
+      if (!batch.lines.length && !returns.daily.length && !returns.burst.length) break;
       try {
-        totals = await this.deps.database.copyTransaction("write", async (session) => {
-          const written = await this.quotas.writeDeltas(session, deltas);
-          await this.usage.insert(session, rows);
-          return written;
+        await this.deps.database.copyTransaction("write", async (session) => {
+          const dropped = await this.usage.insert(session, batch.lines);
+          await this.quotas.write(session, UsageLog.writtenCalls(batch, dropped), returns);
         });
       } catch (error) {
-        this.usage.putBack(rows);
+        this.usage.putBack(batch);
+        this.quotas.restore(returns);
         throw error;
       }
-      this.quotas.committed(deltas, totals);
+      this.quotas.committed(returns);
     } while (this.usage.pending > 0);
     await this.quotas.adoptTotals();
     await this.writeLastUsed();
@@ -111,7 +127,9 @@ export class McpRuntime {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     try {
-      await this.flush();
+      // Unused grants go back, so the other instances can use them (a flush under way would not give them).
+      await this.flush().catch(() => {});
+      await this.flush(true);
     } catch (error) {
       // Shutdown goes on: the database still closes. What was not written is said by count only.
       this.deps.logger.error("final mcp flush failed; unwritten usage rows are lost", { unwritten_rows: this.usage.pending, ...loggableError(error) });

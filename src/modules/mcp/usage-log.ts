@@ -2,6 +2,7 @@ import type { CopySession } from "../../db/client";
 import type { UsageOutcome } from "../../db/schema";
 import { newId } from "../../lib/crypto";
 import { isConnectionError } from "../../lib/error-log";
+import type { WrittenCalls } from "./quotas";
 
 export const SQL_TEXT_LIMIT = 2000;
 const TOOL_NAME_LIMIT = 100;
@@ -74,6 +75,14 @@ export interface UsageEntry {
   durationMs: number;
   requestId: string | null;
   at: Date;
+  /** For a call the quota admitted: whose quota and which UTC day it counts on (the flush counts it with its row). */
+  countedAgainst?: { principalId: string; day: string } | null;
+}
+
+/** Rows taken for one flush, and for each the quota counter it counts on (`principal|day`), if any. */
+export interface UsageBatch {
+  lines: string[];
+  counted: (string | null)[];
 }
 
 /**
@@ -87,6 +96,8 @@ export interface UsageEntry {
 export class UsageLog {
   /** Queued rows, each a line of COPY text. */
   private queue: string[] = [];
+  /** For each queued row, the counter it counts on, if any (kept beside the text so a row stays one string). */
+  private counted: (string | null)[] = [];
   /** Rows lost: refused by the database even in their safe form, or past USAGE_QUEUE_LIMIT. */
   dropped = 0;
 
@@ -112,6 +123,7 @@ export class UsageLog {
       entry.at.toISOString(),
     ];
     this.queue.push(`${fields.map(copyField).join("\t")}\n`);
+    this.counted.push(entry.countedAgainst ? `${entry.countedAgainst.principalId}|${entry.countedAgainst.day}` : null);
   }
 
   get pending(): number {
@@ -119,30 +131,44 @@ export class UsageLog {
   }
 
   /** Takes up to one batch of queued rows for a flush; `putBack` returns them if it fails. */
-  take(): string[] {
-    return this.queue.splice(0, BATCH_SIZE);
+  take(): UsageBatch {
+    return { lines: this.queue.splice(0, BATCH_SIZE), counted: this.counted.splice(0, BATCH_SIZE) };
   }
 
-  putBack(rows: string[]): void {
-    this.queue.unshift(...rows);
+  putBack(batch: UsageBatch): void {
+    this.queue.unshift(...batch.lines);
+    this.counted.unshift(...batch.counted);
+  }
+
+  /** The admitted calls a batch records, per principal and day, leaving out rows `insert` dropped. */
+  static writtenCalls(batch: UsageBatch, dropped: ReadonlySet<string>): WrittenCalls[] {
+    const calls = new Map<string, number>();
+    batch.counted.forEach((counter, index) => {
+      if (counter && !dropped.has(batch.lines[index]!)) calls.set(counter, (calls.get(counter) ?? 0) + 1);
+    });
+    return [...calls].map(([counter, n]) => {
+      const [principalId, day] = counter.split("|") as [string, string];
+      return { principalId, day, calls: n };
+    });
   }
 
   /**
    * Writes `rows` inside the flush's transaction. A refusal that is about the rows, not the
    * connection, is isolated by halving, each attempt in a savepoint so the transaction survives.
+   * Returns the rows dropped (neither they nor their calls are written).
    */
-  async insert(session: CopySession, rows: string[]): Promise<void> {
-    if (!rows.length) return;
+  async insert(session: CopySession, rows: string[], dropped = new Set<string>()): Promise<Set<string>> {
+    if (!rows.length) return dropped;
     try {
       await inSavepoint(session, () => copyRows(session, rows));
-      return;
+      return dropped;
     } catch (error) {
       if (isConnectionError(error)) throw error;
       if (rows.length > 1) {
         const middle = Math.ceil(rows.length / 2);
-        await this.insert(session, rows.slice(0, middle));
-        await this.insert(session, rows.slice(middle));
-        return;
+        await this.insert(session, rows.slice(0, middle), dropped);
+        await this.insert(session, rows.slice(middle), dropped);
+        return dropped;
       }
     }
     const fields = rows[0]!.slice(0, -1).split("\t");
@@ -154,7 +180,9 @@ export class UsageLog {
     } catch (error) {
       if (isConnectionError(error)) throw error;
       this.drop("usage row refused by the database");
+      dropped.add(rows[0]!);
     }
+    return dropped;
   }
 
   private drop(reason: string): void {
