@@ -75,7 +75,7 @@ describe.skipIf(!POSTGRES_URL)("a revoked key stays revoked while an instance's 
     database = await createTestDatabase();
     a = await createTestApp({ database });
     // A second instance: its own connections, pool and listener to the same database.
-    const second = Object.assign(await openDatabase({ databaseUrl: database.url, dataDir: "/nonexistent" }), { url: database.url, destroy: async () => {} });
+    const second = Object.assign(await openDatabase({ databaseUrl: database.url, databaseDirectUrl: database.directUrl, dataDir: "/nonexistent" }), { url: database.url, destroy: async () => {} });
     b = await createTestApp({ database: second });
     await Promise.all([a.context.mcp.ready, b.context.mcp.ready]);
     owner = await registerClinic(a);
