@@ -53,6 +53,8 @@ max_client_conn = 2000
 max_db_connections = 0
 ; Clients wait this long for a server connection before PgBouncer refuses them.
 query_wait_timeout = 30
+; A refused server login is retried this soon (the default, 15 s, would keep every client waiting that long after an outage).
+server_login_retry = 0.1
 server_reset_query =
 ignore_startup_parameters = extra_float_digits,options
 admin_users = postgres

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
+import { RETRY_UNAVAILABLE_AFTER_SECONDS } from "../../lib/errors";
 
 /** Liveness and readiness: `/ready` is false while draining or when the database is unreachable. */
 const UsageQueue = t.Object({
@@ -21,13 +22,21 @@ export const healthModule = ({ database, lifecycle, mcp }: AppContext) =>
     .get("/health", () => ({ status: "ok" as const }), { response: t.Object({ status: t.Literal("ok") }), detail: { summary: "Liveness: the process answers" } })
     .get(
       "/ready",
-      async ({ status }) => {
+      async ({ status, set }) => {
         const modes = { usage_log: { pending: mcp.usage.pending, dropped: mcp.usage.dropped }, key_revocation: mcp.keys.revocationMode, statements: database.connectionMode };
-        if (lifecycle.draining) return status(503, { status: "draining" as const, database: "unknown" as const, ...modes });
+        // Its 503s say when to look again, as every other 503 does.
+        const unavailable = () => {
+          set.headers["retry-after"] = String(RETRY_UNAVAILABLE_AFTER_SECONDS);
+        };
+        if (lifecycle.draining) {
+          unavailable();
+          return status(503, { status: "draining" as const, database: "unknown" as const, ...modes });
+        }
         try {
           await database.query("select 1");
           return { status: "ready" as const, database: "ok" as const, ...modes };
         } catch {
+          unavailable();
           return status(503, { status: "unavailable" as const, database: "unreachable" as const, ...modes });
         }
       },
