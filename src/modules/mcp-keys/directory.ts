@@ -74,6 +74,7 @@ export class ApiKeyDirectory {
    * older than the current trust.
    */
   private heard = false;
+  private judged = false;
   private readonly echoWaiters = new Map<string, () => void>();
   private listeningWaiters: (() => void)[] = [];
   private probeTimer: ReturnType<typeof setInterval> | undefined;
@@ -129,7 +130,9 @@ export class ApiKeyDirectory {
   }
 
   private trust(heard: boolean, reason: string): void {
-    if (heard === this.heard) return;
+    // The first verdict is logged either way: an operator learns at start which mode is in force.
+    if (heard === this.heard && this.judged) return;
+    this.judged = true;
     this.heard = heard;
     this.clearCache();
     if (heard) {
