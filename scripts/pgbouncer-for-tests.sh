@@ -51,8 +51,8 @@ min_pool_size = 0
 reserve_pool_size = 0
 max_client_conn = 2000
 max_db_connections = 0
-; Clients wait this long for a server connection before PgBouncer refuses them.
-query_wait_timeout = 30
+; Clients wait this long for a server connection before PgBouncer refuses them (an outage answers within it).
+query_wait_timeout = 10
 ; A refused server login is retried this soon (the default, 15 s, would keep every client waiting that long after an outage).
 server_login_retry = 0.1
 server_reset_query =

@@ -439,8 +439,9 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
     copyTransaction: (mode, work) => copyTransaction(mode === "write" ? client : direct, mode, work) as Promise<never>,
     listen: (channel, handlers) => listenPostgres(directUrl ?? url, channel, handlers),
     async notify(channel, payload) {
-      // Through the pool: sent at the commit of whichever server runs it, which every listener of the database hears.
-      await client.notify(channel, payload);
+      // Delivered at commit to every listener of the database, whichever connection sends it; the
+      // direct one, when there is one, does not queue behind the pooler's other clients.
+      await direct.notify(channel, payload);
     },
     readOnlyBatch: postgresReadOnlyBatch(queryClient, CONNECTION_MAX_LIFETIME_SECONDS, () => connectionMode === "session"),
     close: async () => {

@@ -46,8 +46,8 @@ const CACHE_TTL_MS = 60_000;
 export const EXPIRING_CACHE_TTL_MS = 1_000;
 /** How often the listener checks that its own notices still come back (a pooler may be put in front of a running service). */
 export const NOTICE_PROBE_INTERVAL_MS = 15_000;
-/** How long a probe notice may take to come back. */
-const NOTICE_PROBE_WAIT_MS = 1_000;
+/** How long a probe notice may take to come back (a loaded server or pooler can take a while). */
+const NOTICE_PROBE_WAIT_MS = 2_000;
 
 /**
  * How a key change reaches the other instances: "notify" when this instance hears its own
@@ -210,7 +210,7 @@ export class ApiKeyDirectory {
    */
   async keyChanged(keyId: string): Promise<void> {
     this.evictLocal(keyId);
-    // Without notices the other instances' entries expire by themselves; nothing to wait for.
+    // Where notices are not heard, the other instances' entries expire by themselves: nothing to wait for.
     if (this.heard) await this.announce(keyId);
     else await this.database.notify(KEY_CHANGES_CHANNEL, `${keyId}:`).catch(() => {});
   }
