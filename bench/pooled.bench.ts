@@ -1,5 +1,5 @@
 /**
- * `query_database` (and a REST list for scale) through a transaction-mode PgBouncer against the
+ * `query_database` through a transaction-mode PgBouncer against the
  * same server directly, from one run: `DATABASE_URL=postgres://… bun bench/pooled.bench.ts`.
  * Needs PostgreSQL and Debian's pgbouncer (skipped, with a line saying so, otherwise).
  *
@@ -60,11 +60,7 @@ try {
     const server = await startServer({ ...setup.env, LOG_LEVEL: "warn", QUOTA_FLUSH_MS: "2000" });
     try {
       const ready = await call(server.baseUrl, "GET", "/ready");
-      const login = await call(server.baseUrl, "POST", "/api/v1/auth/login", { json: demo.owner });
-      const runs = [
-        ...workloads.map((w) => ({ label: w.label, options: { url: `${server.baseUrl}${w.path}`, method: "POST", headers: { authorization: w.auth, "content-type": "application/json" }, body: w.body } })),
-        { label: "REST: GET /api/v1/tutors", options: { url: `${server.baseUrl}/api/v1/tutors`, method: "GET", headers: { authorization: `Bearer ${login.body.access_token}` } } },
-      ];
+      const runs = workloads.map((w) => ({ label: w.label, options: { url: `${server.baseUrl}${w.path}`, method: "POST", headers: { authorization: w.auth, "content-type": "application/json" }, body: w.body } }));
       for (const run of runs) {
         const result = await loadFromChild({ ...run.options, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: 1 });
         rows.push({ workload: run.label, connection: setup.label, statements: ready.body.statements, "calls/s": result.rps, "p50 ms": result.p50_ms, "p99 ms": result.p99_ms, errors: result.errors });
