@@ -59,7 +59,8 @@ export interface Database {
   /**
    * Subscribes to a NOTIFY channel on a connection of its own. `onSubscribed` runs on every
    * (re)subscription and `onDisconnected` as soon as that connection is lost (notices sent while
-   * it is down are lost; it reconnects by itself). Resolves once subscribed.
+   * it is down are lost; it reconnects by itself). Resolves once subscribed, or once the first
+   * attempt failed (it keeps trying).
    */
   listen(channel: string, handlers: ListenHandlers): Promise<Subscription>;
   notify(channel: string, payload: string): Promise<void>;
@@ -337,7 +338,9 @@ async function listenPostgres(url: string, channel: string, handlers: ListenHand
     }, LISTEN_RETRY_MS);
     retry.unref?.();
   };
-  await subscribe();
+  // A first subscription that fails (the server or a pooler busy or away at start) is retried
+  // like a lost one; the caller hears of it through onSubscribed.
+  await subscribe().catch(() => scheduleSubscribe());
   return {
     connectionName,
     async stop() {

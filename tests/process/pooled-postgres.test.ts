@@ -131,6 +131,7 @@ describe.skipIf(!POSTGRES_URL || !havePgbouncer)("instances behind a transaction
     beforeAll(async () => {
       servers = await Promise.all([0, 1].map(() => startServer({ DATABASE_URL: pooledUrl, QUOTA_FLUSH_MS: "200" })));
       owner = await register(servers[0]!, "pooled-only@pooled.test");
+      await pg.query("update clinics set plan = 'enterprise', burst_per_minute = 100000");
     }, 60_000);
     afterAll(async () => {
       await Promise.all(servers.map((s) => s.stop()));
@@ -141,8 +142,13 @@ describe.skipIf(!POSTGRES_URL || !havePgbouncer)("instances behind a transaction
         const ready = await call(server.baseUrl, "GET", "/ready");
         expect(ready.status, ready.text).toBe(200);
         expect(ready.body).toMatchObject({ statements: "undecided", key_revocation: "expiring" });
-        const warning = await server.waitForLog((line) => typeof line.msg === "string" && line.msg.startsWith("api key cache off"));
-        expect(String(warning.reason)).toContain("DATABASE_DIRECT_URL");
+        // The first probe's verdict comes within its 2 s wait (the lines are read as they arrive).
+        const cacheOff = () => server.lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => String(line.msg).startsWith("api key cache off"));
+        const deadline = performance.now() + 5_000;
+        while (!cacheOff() && performance.now() < deadline) await Bun.sleep(50);
+        const warning = cacheOff();
+        expect(warning, server.lines.join("\n")).toBeDefined();
+        expect(String(warning!.reason)).toContain("DATABASE_DIRECT_URL");
       }
     });
 
@@ -168,8 +174,7 @@ describe.skipIf(!POSTGRES_URL || !havePgbouncer)("instances behind a transaction
     test("query_database and payments work all the same", async () => {
       const key = await newKey(servers[1]!, owner);
       const results = await Promise.all(Array.from({ length: 16 }, (_, i) => queryDatabase(servers[i % 2]!, key.api_key)));
-      for (const r of results) expect([200, 429], r.text).toContain(r.status);
-      expect(results.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+      for (const r of results) expect(r.status, r.text).toBe(200);
       const tutor = await call(servers[0]!.baseUrl, "POST", "/api/v1/tutors", { token: owner, json: { name: "Payer" } });
       const draft = await call(servers[1]!.baseUrl, "POST", "/api/v1/billing/invoices", { token: owner, json: { tutor_id: tutor.body.id, items: [{ description: "Servicio", quantity: 3, unit_price: 1_000 }] } });
       const invoice = await call(servers[0]!.baseUrl, "POST", `/api/v1/billing/invoices/${draft.body.id}/emit`, { token: owner });

@@ -106,6 +106,7 @@ export class ApiKeyDirectory {
     });
     this.probeTimer = setInterval(() => void this.probe(), NOTICE_PROBE_INTERVAL_MS);
     this.probeTimer.unref?.();
+    if (!this.subscribed) this.trust(false, "the key change listener could not subscribe yet; it keeps trying");
     await this.probing;
   }
 
