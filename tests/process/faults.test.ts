@@ -17,7 +17,7 @@ const databaseName = (database: TestDatabase) => new URL(database.url!).pathname
 
 describe("an unavailable database answers 503 with Retry-After, and the first call after it returns succeeds", () => {
   // Through a pooler (DATABASE_DIRECT_URL set) a server that refuses connections is answered by
-  // the pooler (its query_wait_timeout and server_login_retry); outage-recovery.test.ts covers that path.
+  // the pooler (its query_wait_timeout and server_login_retry), not by the service.
   test.skipIf(!POSTGRES_URL || !!POSTGRES_DIRECT_URL)("PostgreSQL: connections refused and backends terminated", async () => {
     const t = await createTestApp();
     const owner = await registerClinic(t);
