@@ -8,6 +8,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** A direct (session) connection to DATABASE_URL's database, when DATABASE_URL is a transaction-mode pooler. */
+  databaseDirectUrl?: string | undefined;
   dataDir: string;
   jwtSecret: string;
   cookieSecure: boolean;
@@ -100,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: intFrom(env, "PORT", 3000),
     host: env.HOST || "0.0.0.0",
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
     dataDir,
     jwtSecret: resolveJwtSecret(env, dataDir),
     cookieSecure: env.COOKIE_SECURE !== "false",

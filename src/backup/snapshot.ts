@@ -114,7 +114,7 @@ export async function loadSnapshot(target: Database, snapshot: Snapshot, progres
   const present = await target.copyTransaction("snapshot", (session) => appliedMigrations(session));
   if (present > snapshot.schemaVersion) throw new Error(`the target database is at a newer schema (${present}) than the backup (${snapshot.schemaVersion}); use an empty database`);
   await target.migrate(snapshot.schemaVersion);
-  await target.copyTransaction("write", async (session) => {
+  await target.copyTransaction("load", async (session) => {
     for (const table of snapshot.tables) {
       const [row] = await session.query<{ taken: boolean }>(`SELECT EXISTS (SELECT 1 FROM public.${quoteIdent(table.name)}) AS taken`);
       if (row?.taken) throw new Error(`the target database is not empty (table ${table.name} has rows); move or restore into an empty database`);

@@ -47,7 +47,7 @@ export async function restoreCommand(config: Config, clock: Clock, file: string,
   process.stderr.write(`backup of ${manifest.created_at}, schema ${manifest.schema_version} (${manifest.schema_tag}), ${manifest.tables.reduce((n, t) => n + t.rows, 0)} rows: checksums verified\n`);
   if (config.databaseUrl && force) throw new Error("--force replaces an embedded data directory only; for PostgreSQL, restore into an empty database you create");
   const aside = config.databaseUrl ? null : prepareEmbeddedTarget(config, force, clock);
-  await withDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, compiledPostgres }, (database) => loadSnapshot(database, snapshot, progress));
+  await withDatabase({ databaseUrl: config.databaseUrl, databaseDirectUrl: config.databaseDirectUrl, dataDir: config.dataDir, compiledPostgres }, (database) => loadSnapshot(database, snapshot, progress));
   return `restored ${basename(path)} into ${config.databaseUrl ? redactUrl(config.databaseUrl) : embeddedDir(config)}${aside ? ` (the previous database was moved to ${aside})` : ""}`;
 }
 

@@ -32,7 +32,7 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const phases = new StartupPhases();
-  const opening = await beginOpeningDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSizes: config.poolSizes, compiledPostgres: options.compiledPostgres });
+  const opening = await beginOpeningDatabase({ databaseUrl: config.databaseUrl, databaseDirectUrl: config.databaseDirectUrl, dataDir: config.dataDir, poolSizes: config.poolSizes, compiledPostgres: options.compiledPostgres });
   const database = opening.database;
   // The app is built while the embedded database starts (its compile runs on another thread and
   // the app needs only the handle); whatever it asks the database meanwhile waits for it.

@@ -10,6 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { sql, type SQL } from "drizzle-orm";
 import { loadPgliteAssets, type PgliteAssets } from "./pglite-assets";
 import { EMBEDDED_MIGRATIONS } from "./migrations.generated";
 import { pgliteReadOnlyBatch, postgresReadOnlyBatch, type ReadOnlyBatch } from "./read-only-batch";
@@ -33,16 +34,33 @@ export interface Database {
   /**
    * One transaction on one connection for bulk copies (backups, restores, moves, the usage
    * log's flush): a "snapshot" is REPEATABLE READ READ ONLY, so every table is read as of one
-   * moment; "write" loads rows.
+   * moment; "load" writes a whole database's rows (restores, moves); "write" writes a few
+   * (the usage log's flush). "snapshot" and "load" run on the direct connection when there is
+   * one (DATABASE_DIRECT_URL): a copy holds its connection for as long as it lasts, which a
+   * pooler's small server pool should not lend out.
    * Dates and times are written in UTC, ISO style, whatever the server's settings.
    */
-  copyTransaction<T>(mode: "snapshot" | "write", work: (session: CopySession) => Promise<T>): Promise<T>;
+  copyTransaction<T>(mode: CopyMode, work: (session: CopySession) => Promise<T>): Promise<T>;
+  /** Runs raw SQL on the direct (session) connection when there is one, else as `query` (planner statistics). */
+  maintenanceQuery(text: string): Promise<unknown[]>;
+  /**
+   * How DATABASE_URL's connections are used: "session" (named prepared statements, kept per
+   * connection), "pooled" (unnamed statements only, nothing kept between transactions: a
+   * transaction-mode pooler), or "undecided" (used as pooled until a session is proven).
+   */
+  readonly connectionMode: ConnectionMode;
+  /**
+   * Reports that DATABASE_URL was proven to be a session (its own LISTEN heard its own NOTIFY):
+   * without DATABASE_DIRECT_URL, its statements are then kept prepared.
+   */
+  confirmSession(): void;
   /** Runs raw SQL and returns its rows (the drivers disagree on result shapes). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /**
    * Subscribes to a NOTIFY channel on a connection of its own. `onSubscribed` runs on every
    * (re)subscription and `onDisconnected` as soon as that connection is lost (notices sent while
-   * it is down are lost; it reconnects by itself). Resolves once subscribed.
+   * it is down are lost; it reconnects by itself). Resolves once subscribed, or once the first
+   * attempt failed (it keeps trying).
    */
   listen(channel: string, handlers: ListenHandlers): Promise<Subscription>;
   notify(channel: string, payload: string): Promise<void>;
@@ -55,6 +73,9 @@ export interface Database {
   /** PGlite only: a copy of the data directory, used to clone migrated test databases fast. */
   dumpDataDir?(): Promise<Blob | File>;
 }
+
+export type CopyMode = "snapshot" | "load" | "write";
+export type ConnectionMode = "session" | "pooled" | "undecided";
 
 /** A bulk-copy transaction: COPY in PostgreSQL's text format, which psql reads too. */
 export interface CopySession {
@@ -119,6 +140,12 @@ const DEFAULT_POOL_SIZES: PoolSizes = { main: 10, query: 4 };
 
 export interface OpenDatabaseOptions {
   databaseUrl?: string | undefined;
+  /**
+   * PostgreSQL only: a direct (session) connection to the same database, for what needs a
+   * session (LISTEN, migrations, backups' and moves' COPY, planner statistics) when
+   * `databaseUrl` goes through a transaction-mode pooler.
+   */
+  databaseDirectUrl?: string | undefined;
   dataDir: string;
   poolSizes?: PoolSizes;
   /** For `memory://`: start from this data-directory dump (a migrated template) instead of initdb. */
@@ -185,7 +212,10 @@ export async function beginOpeningDatabase(options: OpenDatabaseOptions): Promis
     const { client, ready } = launchPglite(undefined, assets, { startParams: EMBEDDED_START_PARAMS, ...(options.memoryTemplate ? { loadDataDir: options.memoryTemplate } : {}) });
     return { database: pgliteDatabase(client, "memory", "in-memory PGlite"), ready };
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return { database: await openPostgres(url, options.poolSizes ?? DEFAULT_POOL_SIZES), ready: Promise.resolve() };
+  const directUrl = options.databaseDirectUrl?.trim() || undefined;
+  if (directUrl && !/^postgres(ql)?:\/\//.test(directUrl)) throw new Error("DATABASE_DIRECT_URL must be postgres://… (got a value of another form)");
+  if (/^postgres(ql)?:\/\//.test(url)) return { database: await openPostgres(url, directUrl, options.poolSizes ?? DEFAULT_POOL_SIZES), ready: Promise.resolve() };
+  if (directUrl) throw new Error("DATABASE_DIRECT_URL goes with a postgres:// DATABASE_URL");
   throw new Error(`DATABASE_URL must be postgres://…, memory:// or unset (got a value of another form)`);
 }
 
@@ -212,6 +242,9 @@ function pgliteDatabase(client: PGlite, kind: DatabaseKind, location: string): D
     location,
     migrate: (upTo) => applyMigrations(db, upTo),
     query: async <T>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as T[],
+    maintenanceQuery: async (text) => (await client.query(text)).rows,
+    connectionMode: "session",
+    confirmSession: () => {},
     copyTransaction: (mode, work) =>
       client.transaction(async (tx) => {
         if (mode === "snapshot") await tx.query(SNAPSHOT_MODE);
@@ -253,7 +286,19 @@ export function redactUrl(url: string): string {
   }
 }
 
-const LISTEN_RETRY_MS = 500;
+/**
+ * How the driver behaves while the server is away. A connection attempt that gets no answer
+ * gives up after CONNECT_TIMEOUT_SECONDS (the call waiting on it answers 503 then, instead of
+ * after the driver's default 30 s). Between failed attempts a connection waits 50–150 ms: the
+ * driver's own backoff grows to 20 s, so a server back after a few seconds stayed unused for up
+ * to 5 s; a short jittered wait costs a handful of refused connects per second while it is down
+ * and reaches it within a fraction of a second once it is back.
+ */
+export const CONNECT_TIMEOUT_SECONDS = 2;
+const reconnectBackoffSeconds = () => 0.05 + Math.random() * 0.1;
+const RECONNECT_OPTIONS = { connect_timeout: CONNECT_TIMEOUT_SECONDS, backoff: reconnectBackoffSeconds };
+
+const LISTEN_RETRY_MS = 200;
 
 /**
  * LISTEN on a dedicated connection that reports its loss at once: postgres.js's own `listen`
@@ -268,6 +313,8 @@ async function listenPostgres(url: string, channel: string, handlers: ListenHand
     idle_timeout: null,
     max_lifetime: null,
     fetch_types: false,
+    prepare: false,
+    ...RECONNECT_OPTIONS,
     onnotice: () => {},
     connection: { application_name: connectionName },
     onnotify: (name: string, payload: string) => {
@@ -291,7 +338,9 @@ async function listenPostgres(url: string, channel: string, handlers: ListenHand
     }, LISTEN_RETRY_MS);
     retry.unref?.();
   };
-  await subscribe();
+  // A first subscription that fails (the server or a pooler busy or away at start) is retried
+  // like a lost one; the caller hears of it through onSubscribed.
+  await subscribe().catch(() => scheduleSubscribe());
   return {
     connectionName,
     async stop() {
@@ -305,11 +354,23 @@ async function listenPostgres(url: string, channel: string, handlers: ListenHand
 /** Pooled connections are replaced after this long, which also bounds what each one has prepared. */
 const CONNECTION_MAX_LIFETIME_SECONDS = 30 * 60;
 
-async function openPostgres(url: string, poolSizes: PoolSizes): Promise<Database> {
+/**
+ * `url` is DATABASE_URL, possibly a transaction-mode pooler (PgBouncer, Supavisor, Neon's pooler,
+ * RDS Proxy); `directUrl` (DATABASE_DIRECT_URL) a session. On DATABASE_URL nothing relies on the
+ * session: settings are transaction-local (`set_config(…, true)`, SET LOCAL), locks are
+ * transaction locks, and statements are unnamed (parsed with each call, in the same round trip
+ * as their parameters' description) until DATABASE_URL is proven to be a session: a pooler hands
+ * each transaction whichever server connection is free, where a named statement prepared on
+ * another does not exist.
+ */
+async function openPostgres(url: string, directUrl: string | undefined, poolSizes: PoolSizes): Promise<Database> {
+  let connectionMode: ConnectionMode = directUrl ? "pooled" : "undecided";
   const pool = (max: number, applicationName: string) =>
     postgres(url, {
       max,
       max_lifetime: CONNECTION_MAX_LIFETIME_SECONDS,
+      prepare: false,
+      ...RECONNECT_OPTIONS,
       onnotice: () => {},
       connection: { application_name: applicationName },
       // Values arrive as the drivers' defaults; bigint money columns are mapped by Drizzle.
@@ -318,55 +379,76 @@ async function openPostgres(url: string, poolSizes: PoolSizes): Promise<Database
   // query_database gets connections of its own: an API key's slow statements (up to the
   // statement timeout each) queue among themselves and never hold the REST API's connections.
   const queryClient = pool(poolSizes.query, "vet-clinic-query");
+  // The direct connection: small, and opened only when something needs it.
+  const direct = directUrl
+    ? postgres(directUrl, { max: 2, idle_timeout: 60, max_lifetime: CONNECTION_MAX_LIFETIME_SECONDS, ...RECONNECT_OPTIONS, onnotice: () => {}, connection: { application_name: "vet-clinic-direct" } })
+    : client;
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const copyTransaction = (sql: postgres.Sql, mode: CopyMode, work: (session: CopySession) => Promise<unknown>) =>
+    sql.begin(async (sql) => {
+      if (mode === "snapshot") await sql.unsafe(SNAPSHOT_MODE);
+      for (const setting of COPY_SETTINGS) await sql.unsafe(setting);
+      return work({
+        query: async <T>(text: string, params: unknown[] = []) => (await sql.unsafe(text, params as never[])) as unknown as T[],
+        async copyOut(select) {
+          const chunks: Uint8Array[] = [];
+          const stream = await sql.unsafe(`COPY (${select}) TO STDOUT`).readable();
+          // Read with events: under Bun, iterating the stream with for-await leaves the
+          // connection waiting, and the next COPY on it never starts.
+          await new Promise<void>((done, fail) => {
+            stream.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+            stream.on("end", () => done());
+            stream.on("error", fail);
+          });
+          return new Uint8Array(Buffer.concat(chunks));
+        },
+        async copyIn(table, columns, data) {
+          const writable = await sql.unsafe(`COPY ${table} (${columns.join(", ")}) FROM STDIN`).writable();
+          await pipeline(Readable.from([Buffer.from(data)]), writable);
+        },
+      });
+    });
   return {
     db,
     kind: "postgres",
-    location: `PostgreSQL at ${redactUrl(url)}`,
+    location: `PostgreSQL at ${redactUrl(url)}${directUrl ? ` (direct connection ${redactUrl(directUrl)})` : ""}`,
+    get connectionMode() {
+      return connectionMode;
+    },
+    confirmSession() {
+      if (connectionMode !== "undecided") return;
+      connectionMode = "session";
+      // postgres.js reads this option for every statement it builds.
+      client.options.prepare = true;
+      queryClient.options.prepare = true;
+    },
     async migrate(upTo) {
-      // The lock is held on one reserved connection while the pool runs the migrations.
-      const reserved = await client.reserve();
+      // One transaction, holding a transaction-level lock that serializes concurrent start-ups:
+      // a session lock taken through a pooler may be taken and released on different servers.
+      const migrator = postgres(directUrl ?? url, { max: 1, prepare: false, ...RECONNECT_OPTIONS, onnotice: () => {}, connection: { application_name: "vet-clinic-migrate" } });
       try {
-        await reserved`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-        await applyMigrations(db, upTo);
+        await drizzlePostgres(migrator, { schema }).transaction(async (tx) => {
+          await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`);
+          // Drizzle's migrator opens a transaction of its own; here it is this one.
+          const session = { execute: (query: SQL) => tx.execute(query), all: (query: SQL) => tx.execute(query), transaction: (work: (t: typeof tx) => Promise<void>) => work(tx) };
+          await applyMigrations(Object.assign(Object.create(tx), { session }) as Db, upTo);
+        });
       } finally {
-        await reserved`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});
-        reserved.release();
+        await migrator.end({ timeout: 5 });
       }
     },
     query: async <T>(text: string, params: unknown[] = []) => (await client.unsafe(text, params as never[])) as unknown as T[],
-    copyTransaction: (mode, work) =>
-      client.begin(async (sql) => {
-        if (mode === "snapshot") await sql.unsafe(SNAPSHOT_MODE);
-        for (const setting of COPY_SETTINGS) await sql.unsafe(setting);
-        return work({
-          query: async <T>(text: string, params: unknown[] = []) => (await sql.unsafe(text, params as never[])) as unknown as T[],
-          async copyOut(select) {
-            const chunks: Uint8Array[] = [];
-            const stream = await sql.unsafe(`COPY (${select}) TO STDOUT`).readable();
-            // Read with events: under Bun, iterating the stream with for-await leaves the
-            // connection waiting, and the next COPY on it never starts.
-            await new Promise<void>((done, fail) => {
-              stream.on("data", (chunk: Uint8Array) => chunks.push(chunk));
-              stream.on("end", () => done());
-              stream.on("error", fail);
-            });
-            return new Uint8Array(Buffer.concat(chunks));
-          },
-          async copyIn(table, columns, data) {
-            const writable = await sql.unsafe(`COPY ${table} (${columns.join(", ")}) FROM STDIN`).writable();
-            await pipeline(Readable.from([Buffer.from(data)]), writable);
-          },
-        });
-        // postgres.js types the result of `begin` as an unwrapped array; it is the work's own result.
-      }) as Promise<never>,
-    listen: (channel, handlers) => listenPostgres(url, channel, handlers),
+    maintenanceQuery: async (text) => [...(await direct.unsafe(text))],
+    copyTransaction: (mode, work) => copyTransaction(mode === "write" ? client : direct, mode, work) as Promise<never>,
+    listen: (channel, handlers) => listenPostgres(directUrl ?? url, channel, handlers),
     async notify(channel, payload) {
-      await client.notify(channel, payload);
+      // Delivered at commit to every listener of the database, whichever connection sends it; the
+      // direct one, when there is one, does not queue behind the pooler's other clients.
+      await direct.notify(channel, payload);
     },
-    readOnlyBatch: postgresReadOnlyBatch(queryClient, CONNECTION_MAX_LIFETIME_SECONDS),
+    readOnlyBatch: postgresReadOnlyBatch(queryClient, CONNECTION_MAX_LIFETIME_SECONDS, () => connectionMode === "session"),
     close: async () => {
-      await Promise.all([client.end({ timeout: 5 }), queryClient.end({ timeout: 5 })]);
+      await Promise.all([client.end({ timeout: 5 }), queryClient.end({ timeout: 5 }), direct === client ? undefined : direct.end({ timeout: 5 })]);
     },
   };
 }

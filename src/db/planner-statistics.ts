@@ -62,8 +62,8 @@ export class PlannerStatistics {
   }
 
   private async analyzeStale(): Promise<string[]> {
-    const stale = await this.database.query<{ name: string }>(STALE_TABLES);
-    for (const { name } of stale) await this.database.query(`ANALYZE public."${name.replaceAll('"', '""')}"`);
+    const stale = (await this.database.maintenanceQuery(STALE_TABLES)) as { name: string }[];
+    for (const { name } of stale) await this.database.maintenanceQuery(`ANALYZE public."${name.replaceAll('"', '""')}"`);
     if (stale.length) this.logger.debug("planner statistics refreshed", { tables: stale.length });
     return stale.map((table) => table.name);
   }

@@ -106,12 +106,14 @@ const extendedProtocol = (prepare: boolean) => ({ prepare, simple: false }) as p
  * postgres.js keeps a connection's prepared statements until the connection ends, so at most
  * PREPARED_STATEMENT_LIMIT distinct statements are prepared per generation, and a generation
  * lasts as long as a pooled connection may (`maxLifetimeSeconds`): no connection outlives two.
+ * Behind a transaction-mode pooler (`mayKeepStatements` false) every statement is unnamed: the
+ * batch is one transaction, which the pooler keeps on one server connection from BEGIN to COMMIT.
  */
-export function postgresReadOnlyBatch(client: postgres.Sql, maxLifetimeSeconds: number, now = () => performance.now()): ReadOnlyBatch {
+export function postgresReadOnlyBatch(client: postgres.Sql, maxLifetimeSeconds: number, mayKeepStatements: () => boolean = () => true, now = () => performance.now()): ReadOnlyBatch {
   let generation = new Set<string>();
   let generationStartedAt = now();
   const mayPrepare = (statement: RawStatement): boolean => {
-    if (!statement.prepare) return false;
+    if (!statement.prepare || !mayKeepStatements()) return false;
     if (now() - generationStartedAt > maxLifetimeSeconds * 1000) {
       generation = new Set();
       generationStartedAt = now();

@@ -42,8 +42,11 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** What a 503 tells clients to wait: about how long a database restart or failover takes. */
-export const RETRY_UNAVAILABLE_AFTER_SECONDS = 5;
+/**
+ * What a 503 tells clients to wait. The service reconnects within a fraction of a second of the
+ * database accepting connections again, so a client retrying after a second loses at most that.
+ */
+export const RETRY_UNAVAILABLE_AFTER_SECONDS = 1;
 
 export interface FieldError {
   path: string;

@@ -95,7 +95,7 @@ test.skipIf(databaseKind !== "pglite")("the embedded database keeps at most PREP
 test.skipIf(databaseKind !== "postgres")("a PostgreSQL connection prepares at most PREPARED_STATEMENT_LIMIT statements a generation", async () => {
   const client = postgres(database.url!, { max: 1, onnotice: () => {} });
   let now = 0;
-  const batch = postgresReadOnlyBatch(client, 60, () => now);
+  const batch = postgresReadOnlyBatch(client, 60, () => true, () => now);
   const prepared = async () => Number((await client.unsafe("SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE 'SELECT % AS generation_probe'", [], { prepare: false }))[0]!.n);
   try {
     for (let i = 0; i < PREPARED_STATEMENT_LIMIT + 20; i++) await batch([{ text: `SELECT ${i} AS generation_probe`, params: [], prepare: true }]);

@@ -3,6 +3,20 @@ import { openDatabase, type Database } from "../../src/db/client";
 import { loadPgliteAssets, type PgliteAssets } from "../../src/db/pglite-assets";
 
 export const POSTGRES_URL = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
+/**
+ * When DATABASE_URL is a transaction-mode pooler (the pooled pass of .ci/run), DATABASE_DIRECT_URL
+ * reaches the same server directly: databases are created and dropped there, and each test
+ * database gets both URLs, as a deployment behind a pooler has.
+ */
+export const POSTGRES_DIRECT_URL = POSTGRES_URL && process.env.DATABASE_DIRECT_URL?.startsWith("postgres") ? process.env.DATABASE_DIRECT_URL : undefined;
+const ADMIN_URL = POSTGRES_DIRECT_URL ?? POSTGRES_URL;
+
+/** The same server's URL for database `name`. */
+export function urlForDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
 export const databaseKind = POSTGRES_URL ? "postgres" : "pglite";
 
 /** A migrated PGlite data directory, made once per test process and cloned for each database. */
@@ -25,6 +39,10 @@ async function templateDump(): Promise<Blob | File> {
 export interface TestDatabase extends Database {
   /** For PostgreSQL: the URL of this test's own database (to hand to a server process). */
   url?: string;
+  /** Behind a pooler: the direct URL of this test's database. */
+  directUrl?: string;
+  /** DATABASE_URL (and DATABASE_DIRECT_URL behind a pooler) for a server process on this database. */
+  serverEnv?: Record<string, string>;
   /** Drops what was created for this test (the PostgreSQL database) after closing. */
   destroy(): Promise<void>;
 }
@@ -39,18 +57,20 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     return Object.assign(database, { destroy: () => database.close() });
   }
   const name = `vet_test_${Bun.randomUUIDv7().replaceAll("-", "").slice(-16)}`;
-  const admin = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
+  const admin = postgres(ADMIN_URL!, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
   await admin.end();
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: "/nonexistent" });
+  const url = urlForDatabase(POSTGRES_URL, name);
+  const directUrl = POSTGRES_DIRECT_URL ? urlForDatabase(POSTGRES_DIRECT_URL, name) : undefined;
+  const database = await openDatabase({ databaseUrl: url, databaseDirectUrl: directUrl, dataDir: "/nonexistent" });
   await database.migrate();
   return Object.assign(database, {
-    url: url.toString(),
+    url,
+    directUrl,
+    serverEnv: { DATABASE_URL: url, ...(directUrl ? { DATABASE_DIRECT_URL: directUrl } : {}) },
     async destroy() {
       await database.close();
-      const cleanup = postgres(POSTGRES_URL!, { max: 1, onnotice: () => {} });
+      const cleanup = postgres(ADMIN_URL!, { max: 1, onnotice: () => {} });
       await cleanup.unsafe(`drop database if exists ${name} with (force)`);
       await cleanup.end();
     },

@@ -28,7 +28,7 @@ test("--version and --help answer without starting anything", async () => {
 });
 
 test("the binary serves from another directory, and its data survives a restart", async () => {
-  const env: Record<string, string> = pg?.url ? { DATABASE_URL: pg.url } : {};
+  const env: Record<string, string> = pg?.serverEnv ?? {};
   const first = await startServer(env, { command: [binary], cwd: workDir });
   const owner = await call(first.baseUrl, "POST", "/api/v1/auth/register", { json: { email: "bin@clinic.test", password: "a long password", name: "B", clinic_name: "Binary" } });
   expect(owner.status, owner.text).toBe(201);

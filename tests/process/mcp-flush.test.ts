@@ -21,7 +21,7 @@ const serverEnv = () => ({
   DATA_DIR: dataDir,
   // No periodic flush during the test: what reaches the database is the shutdown flush's doing.
   QUOTA_FLUSH_MS: "600000",
-  ...(pg?.url ? { DATABASE_URL: pg.url } : {}),
+  ...(pg?.serverEnv ?? {}),
 });
 
 async function readBack<T>(fn: (database: Database) => Promise<T>): Promise<T> {

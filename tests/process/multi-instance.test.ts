@@ -15,7 +15,7 @@ let ownerToken: string;
 describe.skipIf(!POSTGRES_URL)("two instances sharing PostgreSQL", () => {
   beforeAll(async () => {
     pg = await createTestDatabase();
-    const env = { DATABASE_URL: pg.url!, QUOTA_FLUSH_MS: String(FLUSH_MS) };
+    const env = { ...pg.serverEnv!, QUOTA_FLUSH_MS: String(FLUSH_MS) };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
     const owner = await call(a.baseUrl, "POST", "/api/v1/auth/register", {
       json: { email: "multi@clinic.test", password: "a long password", name: "M", clinic_name: "Multi" },

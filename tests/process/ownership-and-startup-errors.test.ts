@@ -141,7 +141,7 @@ describe("start-up errors are one actionable line", () => {
 describe.skipIf(!POSTGRES_URL)("retries after a crash are never blocked", () => {
   test("a payment in flight when its server is killed: the retry with the same Idempotency-Key runs fresh, once", async () => {
     const database = await createTestDatabase();
-    const env = { DATABASE_URL: database.url! };
+    const env = { ...database.serverEnv! };
     let server = await startServer(env);
     const api = async (method: string, path: string, token: string | undefined, json?: unknown, headers: Record<string, string> = {}) => {
       const response = await fetch(`${server.baseUrl}/api/v1${path}`, {

@@ -40,26 +40,45 @@ export interface KeyPrincipal {
   clinicCurrency: string;
 }
 
-/** Safety net if an eviction notice is ever missed (e.g. while the listener reconnects). */
+/** Safety net if an eviction notice is ever missed while notices are trusted. */
 const CACHE_TTL_MS = 60_000;
+/** How long a cached key lives while eviction notices cannot be relied on: a revoked or rotated key stops within it everywhere. */
+export const EXPIRING_CACHE_TTL_MS = 1_000;
+/** How often the listener checks that its own notices still come back (a pooler may be put in front of a running service). */
+export const NOTICE_PROBE_INTERVAL_MS = 15_000;
+/** How long a probe notice may take to come back (a loaded server or pooler can take a while). */
+const NOTICE_PROBE_WAIT_MS = 2_000;
+
+/**
+ * How a key change reaches the other instances: "notify" when this instance hears its own
+ * notices (cached keys live up to a minute, evicted by NOTIFY); "expiring" otherwise (the
+ * listener is down, or LISTEN goes through a transaction-mode pooler, which delivers nothing),
+ * where a cached key lives at most a second.
+ */
+export type KeyRevocationMode = "notify" | "expiring";
 
 /**
  * Authenticates API keys with an in-process cache keyed by the key's digest. Rotation and
  * revocation evict locally in the same request and, through NOTIFY, on every instance that
- * shares the database.
+ * shares the database; where notices do not arrive, entries expire within a second instead.
  */
 export class ApiKeyDirectory {
   private readonly byHash = new Map<string, { principal: KeyPrincipal; cachedAt: number }>();
   private readonly hashById = new Map<string, string>();
   private subscription: Subscription | undefined;
+  /** The listener's connection is up and subscribed. */
+  private subscribed = false;
   /**
-   * The cache is used only while eviction notices can reach this instance: from a subscription
-   * until its connection is lost. Both events empty the cache, so an entry is never older than
-   * the current subscription.
+   * Notices are trusted only from a probe that came back until the listener is lost or a later
+   * probe does not come back. Each change of trust empties the cache, so an entry is never
+   * older than the current trust.
    */
-  private listening = false;
+  private heard = false;
+  private judged = false;
   private readonly echoWaiters = new Map<string, () => void>();
   private listeningWaiters: (() => void)[] = [];
+  private probeTimer: ReturnType<typeof setInterval> | undefined;
+  private probing: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
@@ -77,22 +96,62 @@ export class ApiKeyDirectory {
       onSubscribed: () => {
         // Anything announced while disconnected is unknown, so start afresh.
         this.clearCache();
-        if (!this.listening) this.logger.info("api key cache on: key change listener subscribed");
-        this.listening = true;
-        for (const resolve of this.listeningWaiters.splice(0)) resolve();
+        this.subscribed = true;
+        void this.probe();
       },
       onDisconnected: () => {
-        if (!this.listening) return;
-        this.listening = false;
-        this.clearCache();
-        this.logger.warn("api key cache off: key change listener disconnected; every call reads its key until it reconnects");
+        this.subscribed = false;
+        this.trust(false, "key change listener disconnected");
       },
     });
+    this.probeTimer = setInterval(() => void this.probe(), NOTICE_PROBE_INTERVAL_MS);
+    this.probeTimer.unref?.();
+    if (!this.subscribed) this.trust(false, "the key change listener could not subscribe yet; it keeps trying");
+    await this.probing;
   }
 
-  /** Whether calls may be answered from the cache (false while the listener is down). */
+  /**
+   * Sends a notice that names no key and waits for it to come back to this instance's
+   * listener: through a transaction-mode pooler LISTEN is accepted but nothing is ever heard.
+   */
+  probe(): Promise<void> {
+    this.probing ??= (async () => {
+      if (!this.subscribed) return;
+      let heard = false;
+      try {
+        heard = await this.announce("");
+      } catch {
+        // The database is away: the listener's own loss will say so.
+        return;
+      }
+      if (heard) this.database.confirmSession();
+      this.trust(heard && this.subscribed, heard ? "key change listener subscribed" : `this instance's own NOTIFY did not come back within ${NOTICE_PROBE_WAIT_MS} ms (a transaction-mode pooler? set DATABASE_DIRECT_URL)`);
+    })().finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
+  private trust(heard: boolean, reason: string): void {
+    // The first verdict is logged either way: an operator learns at start which mode is in force.
+    if (heard === this.heard && this.judged) return;
+    this.judged = true;
+    this.heard = heard;
+    this.clearCache();
+    if (heard) {
+      this.logger.info("api key cache on: key changes arrive by NOTIFY", { reason });
+      for (const resolve of this.listeningWaiters.splice(0)) resolve();
+    } else {
+      this.logger.warn(`api key cache off: cached keys live at most ${EXPIRING_CACHE_TTL_MS} ms`, { reason });
+    }
+  }
+
+  /** How key changes reach this instance now. */
+  get revocationMode(): KeyRevocationMode {
+    return this.heard ? "notify" : "expiring";
+  }
+
+  /** Whether keys may be cached for long (key changes arrive by NOTIFY). */
   get cacheActive(): boolean {
-    return this.listening;
+    return this.heard;
   }
 
   /** The listening connection's name (PostgreSQL application_name). */
@@ -100,14 +159,16 @@ export class ApiKeyDirectory {
     return this.subscription?.connectionName;
   }
 
-  /** Resolves when the listener is subscribed (at once if it is). */
+  /** Resolves when notices are heard (at once if they are). */
   whenListening(): Promise<void> {
-    if (this.listening) return Promise.resolve();
+    if (this.heard) return Promise.resolve();
     return new Promise((resolve) => this.listeningWaiters.push(resolve));
   }
 
   async stop(): Promise<void> {
-    this.listening = false;
+    this.subscribed = false;
+    this.heard = false;
+    if (this.probeTimer) clearInterval(this.probeTimer);
     await this.subscription?.stop().catch(() => {});
   }
 
@@ -125,11 +186,14 @@ export class ApiKeyDirectory {
     const hash = sha256Hex(value);
     const now = this.clock.now();
     let entry = this.byHash.get(hash);
-    if (!entry || !this.listening || now.getTime() - entry.cachedAt > CACHE_TTL_MS) {
+    const ttl = this.heard ? CACHE_TTL_MS : EXPIRING_CACHE_TTL_MS;
+    if (!entry || now.getTime() - entry.cachedAt >= ttl) {
+      const trustedBefore = this.heard;
       const principal = await this.load(hash);
       if (!principal) throw keyRefused("INVALID_API_KEY", "The API key is not valid");
       entry = { principal, cachedAt: now.getTime() };
-      if (this.listening) {
+      // Read under one trust, kept under the same (a change of trust meanwhile emptied the cache).
+      if (trustedBefore === this.heard) {
         this.byHash.set(hash, entry);
         this.hashById.set(principal.id, hash);
       }
@@ -147,17 +211,27 @@ export class ApiKeyDirectory {
    */
   async keyChanged(keyId: string): Promise<void> {
     this.evictLocal(keyId);
+    // Where notices are not heard, the other instances' entries expire by themselves: nothing to wait for.
+    if (this.heard) await this.announce(keyId);
+    else await this.database.notify(KEY_CHANGES_CHANNEL, `${keyId}:`).catch(() => {});
+  }
+
+  /** Notifies `keyId` (empty: a probe) and resolves whether the notice came back within the wait. */
+  private async announce(keyId: string): Promise<boolean> {
     const nonce = Bun.randomUUIDv7();
-    const echoed = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 1000);
+    const echoed = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), NOTICE_PROBE_WAIT_MS);
       this.echoWaiters.set(nonce, () => {
         clearTimeout(timer);
-        resolve();
+        resolve(true);
       });
     });
-    await this.database.notify(KEY_CHANGES_CHANNEL, `${keyId}:${nonce}`);
-    await echoed;
-    this.echoWaiters.delete(nonce);
+    try {
+      await this.database.notify(KEY_CHANGES_CHANNEL, `${keyId}:${nonce}`);
+      return await echoed;
+    } finally {
+      this.echoWaiters.delete(nonce);
+    }
   }
 
   evictLocal(keyId: string): void {

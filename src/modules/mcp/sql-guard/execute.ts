@@ -1,6 +1,7 @@
 import type { Config } from "../../../config";
 import type { Database } from "../../../db/client";
 import type { RawStatement } from "../../../db/read-only-batch";
+import { isConnectionError } from "../../../lib/error-log";
 import { pgErrorCode } from "../../../db/client";
 import { AppError } from "../../../lib/errors";
 import { rfc3339 } from "../../../lib/time";
@@ -71,6 +72,8 @@ function jsonSafe(value: unknown, type: string): unknown {
 }
 
 function toAppError(error: unknown, limits: QueryLimits): AppError {
+  // A lost or refused connection is the database's outage, not the query's fault.
+  if (isConnectionError(error)) return AppError.unavailable();
   const code = pgErrorCode(error);
   if (code === "57014") return new AppError("QUERY_TIMEOUT", `The query ran longer than ${limits.timeoutMs} ms and was cancelled`);
   if (code === "25006") return new AppError("QUERY_FAILED", "The query tried to write; only reading is allowed");
