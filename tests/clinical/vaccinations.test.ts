@@ -19,7 +19,7 @@ let other: ClinicSession;
 useClinicApp((made) => ({ t, owner, vet, staff, other } = made), { clinic: { timezone: "America/Santiago" }, otherClinic: true, members: ["vet", "staff"] });
 
 const rabies = { vaccine: "Nobivac Rabies", diseases: ["rabies"], lot: "A123", lot_expires_on: "2027-03-01" };
-const give = (patient: string, body: Record<string, unknown>, as = vet) => as.as<VaccinationView>("POST", `/api/v1/patients/${patient}/vaccinations`, { json: body });
+const give = <Body = VaccinationView>(patient: string, body: Record<string, unknown>, as = vet) => as.as<Body>("POST", `/api/v1/patients/${patient}/vaccinations`, { json: body });
 const due = async (query = "", as = staff) => {
   const r = await as.as<CursorPageBody<DueItemView>>("GET", `/api/v1/vaccinations/due${query}`);
   expect(r.status, r.text).toBe(200);
@@ -34,7 +34,7 @@ test("a dose is recorded with who gave it; an expired lot and a due date not aft
   const before = await t.count("vaccinations");
   const expired = await give<Refusal<ValidationDetails>>(patient, { ...rabies, lot_expires_on: "2026-01-14" });
   expect(expired.status, expired.text).toBe(422);
-  expect((expired.body as unknown as Refusal<ValidationDetails>).details.fields[0]!.path).toBe("body.lot_expires_on");
+  expect(expired.body.details.fields[0]!.path).toBe("body.lot_expires_on");
   const dueBefore = await give(patient, { ...rabies, next_due_on: "2026-01-15" });
   expect(dueBefore.status).toBe(422);
   expect((await give(patient, { ...rabies }, staff)).status).toBe(403);

@@ -1,4 +1,4 @@
-import { and, arrayOverlaps, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
+import { and, arrayOverlaps, asc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import type { Db, ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, liveIn, recordView } from "../../db/clinic-records";
 import { afterKeyset, keyset, type Page, type PageRequest } from "../../db/keyset";
@@ -33,7 +33,7 @@ const supersededBy = (dose: { patient_id: string; diseases: string[]; vaccine: s
     ne(vaccinations.id, dose.id),
     isNull(vaccinations.due_closed_at),
     isNotNull(vaccinations.next_due_on),
-    sql`coalesce(${vaccinations.given_at}, ${vaccinations.created_at}) <= ${dose.given_at}`,
+    sql`coalesce(${vaccinations.given_at}, ${vaccinations.created_at}) <= ${dose.given_at.toISOString()}::timestamptz`,
     or(
       arrayOverlaps(vaccinations.diseases, dose.diseases),
       and(sql`cardinality(${vaccinations.diseases}) = 0`, sql`lower(${vaccinations.vaccine}) = lower(${dose.vaccine})`),
@@ -78,7 +78,7 @@ export async function create(ctx: ServiceContext, actor: ClinicalActor & { timez
       const [later] = await tx
         .select({ id: vaccinations.id })
         .from(vaccinations)
-        .where(and(liveIn(vaccinations, actor.clinicId), eq(vaccinations.patient_id, patientId), ne(vaccinations.id, row.id), sql`${vaccinations.given_at} > ${givenAt}`, arrayOverlaps(vaccinations.diseases, row.diseases)))
+        .where(and(liveIn(vaccinations, actor.clinicId), eq(vaccinations.patient_id, patientId), ne(vaccinations.id, row.id), gt(vaccinations.given_at, givenAt), arrayOverlaps(vaccinations.diseases, row.diseases)))
         .orderBy(asc(vaccinations.given_at))
         .limit(1);
       if (later) [row] = await tx.update(vaccinations).set({ due_closed_at: now, due_closed_by: later.id }).where(eq(vaccinations.id, row.id)).returning() as [VaccinationRow];
