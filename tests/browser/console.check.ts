@@ -110,11 +110,12 @@ try {
   await run.check("the patient page: vitals with the weight chart, a vaccination, and the timeline", async () => {
     await page.goto(`${base}/#/patients/${luna.body.id}`);
     const vitals = page.getByTestId("vitals-form");
-    for (const kg of ["4.1", "4,3"]) {
+    for (const [i, kg] of ["4.1", "4,3"].entries()) {
       await vitals.locator('input[name="weight"]').fill(kg);
       await vitals.locator('input[name="temperature"]').fill("38.6");
       await vitals.getByRole("button", { name: "Record vitals" }).click();
-      await page.locator(".notice.ok").waitFor();
+      // Saved once the timeline shows it (the form clears itself then).
+      await page.getByTestId("timeline").locator('[data-kind="vitals"]').nth(i).waitFor();
     }
     await page.getByTestId("weight-chart").locator("canvas").waitFor();
     const vaccination = page.getByTestId("vaccination-form");
@@ -138,8 +139,7 @@ try {
     await page.getByRole("link", { name: "Due" }).click();
     await page.getByTestId("due-week").locator(`[data-due-id="${rabies.id}"]`, { hasText: "Camila Rojas" }).waitFor();
     const row = page.getByTestId("due-overdue").locator(`[data-due-id="${overdue.id}"]`);
-    await row.locator('select[name="reminder_status"]').selectOption("contacted");
-    await page.locator(".notice.ok").waitFor();
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith(`/vaccinations/${overdue.id}/reminder`) && r.ok()), row.locator('select[name="reminder_status"]').selectOption("contacted")]);
     const stored = await api("GET", `/api/v1/vaccinations/${overdue.id}`);
     assert(stored.reminder_status === "contacted", JSON.stringify(stored));
   });
