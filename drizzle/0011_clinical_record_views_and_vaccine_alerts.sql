@@ -1,7 +1,8 @@
 -- The clinical record, part 2 (hand-written): the patient's timeline, the rules that keep the
--- record from being lost or rewritten (enforced by the database too, whoever writes), the
--- assistant's read-only views (signed notes and addenda only, never drafts) and the move of the
--- vaccine reminders kept as alerts into due items of the vaccinations.
+-- record from being lost or rewritten (enforced by the database too, whoever writes) and the move
+-- of the vaccine reminders kept as alerts into due items of the vaccinations. The assistant's
+-- read-only views of the record (signed notes only, never drafts) are the next migration,
+-- printed by scripts/generate-reader-migration.ts.
 CREATE OR REPLACE VIEW public.patient_timeline AS
   SELECT clinic_id, patient_id, coalesce(completed_at, started_at, scheduled_at) AS at, 'visit'::text AS kind, id FROM public.visits WHERE deleted_at IS NULL
   UNION ALL
@@ -69,76 +70,6 @@ END $$;
 DROP TRIGGER IF EXISTS clinical_entry_written_once ON public.note_addenda;
 --> statement-breakpoint
 CREATE TRIGGER clinical_entry_written_once BEFORE UPDATE ON public.note_addenda FOR EACH ROW EXECUTE FUNCTION public.clinical_entry_written_once();
---> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.clinical_notes WITH (security_barrier = false, security_invoker = true) AS
-  SELECT clinic_id, id, visit_id, patient_id, author_id, subjective, objective, assessment, plan, diagnoses, signed_at, signed_by, created_at, updated_at FROM public.clinical_notes
-  WHERE clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid) AND signed_at IS NOT NULL;
---> statement-breakpoint
-GRANT SELECT (clinic_id, id, visit_id, patient_id, author_id, subjective, objective, assessment, plan, diagnoses, signed_at, signed_by, created_at, updated_at) ON public.clinical_notes TO vet_mcp_reader;
---> statement-breakpoint
-ALTER TABLE public.clinical_notes ENABLE ROW LEVEL SECURITY;
---> statement-breakpoint
-DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.clinical_notes;
---> statement-breakpoint
-CREATE POLICY mcp_reader_own_clinic ON public.clinical_notes FOR SELECT TO vet_mcp_reader USING (deleted_at IS NULL AND signed_at IS NOT NULL AND clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid));
---> statement-breakpoint
-GRANT SELECT ON mcp_read.clinical_notes TO vet_mcp_reader;
---> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.note_addenda WITH (security_barrier = false, security_invoker = true) AS
-  SELECT clinic_id, id, note_id, patient_id, author_id, text, created_at, updated_at FROM public.note_addenda
-  WHERE clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid);
---> statement-breakpoint
-GRANT SELECT (clinic_id, id, note_id, patient_id, author_id, text, created_at, updated_at) ON public.note_addenda TO vet_mcp_reader;
---> statement-breakpoint
-ALTER TABLE public.note_addenda ENABLE ROW LEVEL SECURITY;
---> statement-breakpoint
-DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.note_addenda;
---> statement-breakpoint
-CREATE POLICY mcp_reader_own_clinic ON public.note_addenda FOR SELECT TO vet_mcp_reader USING (deleted_at IS NULL AND clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid));
---> statement-breakpoint
-GRANT SELECT ON mcp_read.note_addenda TO vet_mcp_reader;
---> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.vitals WITH (security_barrier = false, security_invoker = true) AS
-  SELECT clinic_id, id, patient_id, visit_id, recorded_by, measured_at, weight_grams, temperature_dc, heart_rate_bpm, respiratory_rate_bpm, body_condition_score, created_at, updated_at FROM public.vitals
-  WHERE clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid);
---> statement-breakpoint
-GRANT SELECT (clinic_id, id, patient_id, visit_id, recorded_by, measured_at, weight_grams, temperature_dc, heart_rate_bpm, respiratory_rate_bpm, body_condition_score, created_at, updated_at) ON public.vitals TO vet_mcp_reader;
---> statement-breakpoint
-ALTER TABLE public.vitals ENABLE ROW LEVEL SECURITY;
---> statement-breakpoint
-DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.vitals;
---> statement-breakpoint
-CREATE POLICY mcp_reader_own_clinic ON public.vitals FOR SELECT TO vet_mcp_reader USING (deleted_at IS NULL AND clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid));
---> statement-breakpoint
-GRANT SELECT ON mcp_read.vitals TO vet_mcp_reader;
---> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.vaccinations WITH (security_barrier = false, security_invoker = true) AS
-  SELECT clinic_id, id, patient_id, visit_id, vaccine, diseases, lot, lot_expires_on, given_at, given_by, next_due_on, reminder_status, due_closed_at, created_at, updated_at FROM public.vaccinations
-  WHERE clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid);
---> statement-breakpoint
-GRANT SELECT (clinic_id, id, patient_id, visit_id, vaccine, diseases, lot, lot_expires_on, given_at, given_by, next_due_on, reminder_status, due_closed_at, created_at, updated_at) ON public.vaccinations TO vet_mcp_reader;
---> statement-breakpoint
-ALTER TABLE public.vaccinations ENABLE ROW LEVEL SECURITY;
---> statement-breakpoint
-DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.vaccinations;
---> statement-breakpoint
-CREATE POLICY mcp_reader_own_clinic ON public.vaccinations FOR SELECT TO vet_mcp_reader USING (deleted_at IS NULL AND clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid));
---> statement-breakpoint
-GRANT SELECT ON mcp_read.vaccinations TO vet_mcp_reader;
---> statement-breakpoint
-CREATE OR REPLACE VIEW mcp_read.prescriptions WITH (security_barrier = false, security_invoker = true) AS
-  SELECT clinic_id, id, patient_id, visit_id, prescribed_by, drug, dose, route, frequency, duration_days, quantity, instructions, cancelled_at, cancel_reason, created_at, updated_at FROM public.prescriptions
-  WHERE clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid);
---> statement-breakpoint
-GRANT SELECT (clinic_id, id, patient_id, visit_id, prescribed_by, drug, dose, route, frequency, duration_days, quantity, instructions, cancelled_at, cancel_reason, created_at, updated_at) ON public.prescriptions TO vet_mcp_reader;
---> statement-breakpoint
-ALTER TABLE public.prescriptions ENABLE ROW LEVEL SECURITY;
---> statement-breakpoint
-DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.prescriptions;
---> statement-breakpoint
-CREATE POLICY mcp_reader_own_clinic ON public.prescriptions FOR SELECT TO vet_mcp_reader USING (deleted_at IS NULL AND clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid));
---> statement-breakpoint
-GRANT SELECT ON mcp_read.prescriptions TO vet_mcp_reader;
 --> statement-breakpoint
 -- Vaccine reminders kept as alerts become due items (a vaccination row without a dose: the
 -- alert's message is the vaccine, its date the due date; it keeps the alert's id), and the alert

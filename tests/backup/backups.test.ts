@@ -275,7 +275,7 @@ test("a backup written under an older schema restores and is brought to this ver
 
 test("a backup from before the clinical record restores with its active vaccine alerts as due items", async () => {
   const { KNOWN_MIGRATIONS } = await import("../../src/db/client");
-  const before = KNOWN_MIGRATIONS.findIndex((m) => m.tag.endsWith("_clinical_record"));
+  const before = KNOWN_MIGRATIONS.findIndex((m) => /^\d+_clinical_record$/.test(m.tag));
   expect(before).toBeGreaterThan(0);
   const older = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
   const target = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });

@@ -122,7 +122,8 @@ const CLINIC_SETTING = "(SELECT nullif(current_setting('app.clinic_id', true), '
  * security on each base table shows it only the live rows of the clinic in `app.clinic_id`,
  * applied before any condition of the query that could leak what it reads. The views keep
  * their own clinic filter as a second check. (0008 introduced this; 0009 reads the clinic once
- * per statement instead of once per row.)
+ * per statement instead of once per row; 0012 adds the clinical record's tables, so each table's
+ * view grant and row-level security are stated here too, for tables newer than 0003.)
  */
 export function readerAccessSql(): string[] {
   return READABLE_TABLES.flatMap((t) => {
@@ -132,7 +133,9 @@ export function readerAccessSql(): string[] {
     const narrower = t.readerRows ? ` AND ${t.readerRows.replace("deleted_at IS NULL AND ", "")}` : "";
     return [
       `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_barrier = false, security_invoker = true) AS\n  SELECT ${columns} FROM public.${t.name}\n  WHERE clinic_id = ${CLINIC_SETTING}${narrower}`,
+      `GRANT SELECT ON ${VIEW_SCHEMA}.${t.name} TO ${READER_ROLE}`,
       `GRANT SELECT (${columns}) ON public.${t.name} TO ${READER_ROLE}`,
+      `ALTER TABLE public.${t.name} ENABLE ROW LEVEL SECURITY`,
       `DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.${t.name}`,
       `CREATE POLICY mcp_reader_own_clinic ON public.${t.name} FOR SELECT TO ${READER_ROLE} USING (${live}clinic_id = ${CLINIC_SETTING})`,
     ];
