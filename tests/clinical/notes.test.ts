@@ -120,7 +120,7 @@ test("two writers signing the same note at once: one wins, the other gets 409 NO
     const [row] = await t.database.query<{ signed_by: string }>("select signed_by from clinical_notes where id = $1", [note.id]);
     expect(row!.signed_by).toBe(winner.body.signed_by!);
   }
-});
+}, 20_000);
 
 test("a note and a draft edit racing a signature: the edit lands before the signature or is refused, never after it", async () => {
   const { note } = await draft(vet);

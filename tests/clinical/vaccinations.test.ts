@@ -103,6 +103,7 @@ async function dueOn(days: string[]) {
   for (const day of days) ids[day] = (await give(patient, { ...rabies, diseases: [`disease-${day}`], lot_expires_on: null, given_at: "2025-03-01T15:00:00Z", next_due_on: day })).body.id;
   return { patient, ids };
 }
+/** The clock at `instant`, with fresh sessions (each step moves it past their tokens' lifetime); several logins take a while on a busy machine. */
 async function at(instant: string) {
   t.clock.set(instant);
   staff = await relogin(t, staff);
@@ -119,7 +120,7 @@ test("across the April change (UTC−3 → UTC−4 at 03:00Z): today turns at lo
   expect(await overdueOf(patient)).toEqual({ "2026-04-04": false, "2026-04-05": false });
   await at("2026-04-05T04:00:00Z");
   expect(await overdueOf(patient)).toEqual({ "2026-04-04": true, "2026-04-05": false });
-});
+}, 30_000);
 
 test("across the September change (UTC−4 → UTC−3 at 04:00Z): from defaults to the clinic's today; overdue ones come with any window", async () => {
   await at("2026-08-20T12:00:00Z");
@@ -131,4 +132,4 @@ test("across the September change (UTC−4 → UTC−3 at 04:00Z): from defaults
   expect(await overdueOf(patient)).toEqual({ "2026-09-05": true, "2026-09-06": false, "2026-09-07": false });
   // A window later on still brings every overdue one; the 6th (due today, outside it) is not in it.
   expect(await overdueOf(patient, "?from=2026-09-07&to=2026-10-07")).toEqual({ "2026-09-05": true, "2026-09-07": false, "2026-10-07": false });
-});
+}, 30_000);
