@@ -33,6 +33,11 @@ import { operationsModule } from "./modules/operations";
 import { patientsModule } from "./modules/patients";
 import { tutorsModule } from "./modules/tutors";
 import { visitsModule } from "./modules/visits";
+import { notesModule } from "./modules/notes";
+import { vitalsModule } from "./modules/vitals";
+import { vaccinationsModule } from "./modules/vaccinations";
+import { prescriptionsModule } from "./modules/prescriptions";
+import { timelineModule } from "./modules/timeline";
 
 export interface BuiltApp {
   app: ReturnType<typeof buildRoutes>;
@@ -58,6 +63,11 @@ function buildRoutes(context: AppContext) {
         .use(tutorsModule(context))
         .use(patientsModule(context))
         .use(visitsModule(context))
+        .use(notesModule(context))
+        .use(vitalsModule(context))
+        .use(vaccinationsModule(context))
+        .use(prescriptionsModule(context))
+        .use(timelineModule(context))
         .use(alertsModule(context))
         .use(operationsModule(context))
         .use(billingModule(context))

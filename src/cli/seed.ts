@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { alerts, clinics, folioCounters, invoiceItems, invoices, patients, payments, refunds, taxDocuments, tutors, users, visits } from "../db/schema";
+import { alerts, clinicalNotes, clinics, folioCounters, invoiceItems, invoices, noteAddenda, patients, payments, prescriptions, refunds, taxDocuments, tutors, users, vaccinations, visits, vitals } from "../db/schema";
+import { addDays, dayInZone } from "../lib/time";
 import { DAY, HOUR, MINUTE, type Clock } from "../lib/clock";
 import { newId, randomAlphanumeric } from "../lib/crypto";
 import { createKey } from "../modules/mcp-keys/service";
@@ -85,6 +86,8 @@ export async function deleteClinicData(database: Database, clinicId: string): Pr
     "select table_name from information_schema.columns where table_schema = 'public' and column_name = 'clinic_id' and table_name in (select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE')",
   )).map((row) => row.table_name);
   await database.db.transaction(async (tx) => {
+    // The clinical record refuses every delete (a trigger), except while its whole clinic is erased.
+    await tx.execute(sql`select set_config('app.erasing_clinic', ${clinicId}, true)`);
     await tx.execute(sql`delete from quota_counters where api_key_id in (select id from api_keys where clinic_id = ${clinicId})`);
     let pending = [...tables];
     for (let pass = 0; pending.length && pass < tables.length + 1; pass++) {
@@ -280,12 +283,13 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
   await db.insert(alerts).values(
     patientRows.slice(0, 25).map((patient, i) => ({
       ...stamp(), id: newId(), patient_id: patient.id,
-      kind: (["vaccine_due", "follow_up", "allergy", "custom"] as const)[i % 4]!,
-      message: ["Vacuna antirrábica vence pronto", "Control en 15 días", "Alergia a la penicilina", "Tutor prefiere contacto por WhatsApp"][i % 4]!,
+      kind: (["follow_up", "follow_up", "allergy", "custom"] as const)[i % 4]!,
+      message: ["Control en 15 días", "Retirar puntos", "Alergia a la penicilina", "Tutor prefiere contacto por WhatsApp"][i % 4]!,
       status: i % 5 === 4 ? "resolved" : "active",
       due_date: i % 4 < 2 ? new Date(now.getTime() + r.int(1, 30) * DAY).toISOString().slice(0, 10) : null,
     })),
   );
+  await seedClinicalRecord(database, clinicId, now, patientRows, visitRows, vetIds);
 
   const key = await createKey({ db, clock }, clinicId, session.user.id, { name: "Demo assistant", scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
 
@@ -303,6 +307,85 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
     mcp_key: key.api_key,
     counts: { tutors: tutorRows.length, patients: patientRows.length, visits: visitRows.length + largeVisits, invoices: invoiceRows.length, payments: paymentRows.length, refunds: refundRows.length, tax_documents: documentRows.length },
   };
+}
+
+const RABIES = { vaccine: "Nobivac Rabies", diseases: ["rabies"] };
+const MULTIVALENT: Record<string, { vaccine: string; diseases: string[] }> = {
+  dog: { vaccine: "Vanguard Plus 5 (óctuple)", diseases: ["distemper", "hepatitis", "parvovirus", "parainfluenza", "leptospirosis"] },
+  cat: { vaccine: "Felocell 4 (triple felina)", diseases: ["panleukopenia", "rhinotracheitis", "calicivirus", "chlamydia"] },
+};
+const SOAP = [
+  { subjective: "Tutor refiere buen apetito y actividad normal.", objective: "Mucosas rosadas, TLLC < 2 s, auscultación sin hallazgos.", assessment: "Paciente sano.", plan: "Mantener plan de vacunas y desparasitación.", diagnoses: ["control sano"] },
+  { subjective: "Vómitos desde hace 2 días, decaído.", objective: "Dolor leve a la palpación abdominal, deshidratación 5 %.", assessment: "Gastroenteritis aguda.", plan: "Dieta blanda, antiemético, control en 5 días.", diagnoses: ["gastroenteritis"] },
+  { subjective: "Se rasca la oreja derecha.", objective: "Conducto auditivo eritematoso con secreción ceruminosa.", assessment: "Otitis externa.", plan: "Limpieza y gotas óticas por 10 días.", diagnoses: ["otitis externa"] },
+  { subjective: "Prurito generalizado hace 3 semanas.", objective: "Eritema en abdomen y axilas, sin parásitos visibles.", assessment: "Dermatitis alérgica probable.", plan: "Antihistamínico, dieta hipoalergénica, control en 3 semanas.", diagnoses: ["dermatitis alérgica"] },
+];
+const DRUGS = [
+  { drug: "Meloxicam 1,5 mg/ml suspensión oral", dose: "0,1 mg/kg", route: "oral", frequency: "cada 24 h", duration_days: 5, quantity: "1 frasco 10 ml" },
+  { drug: "Amoxicilina + ácido clavulánico 250 mg", dose: "12,5 mg/kg", route: "oral", frequency: "cada 12 h", duration_days: 7, quantity: "14 comprimidos" },
+  { drug: "Maropitant 10 mg/ml", dose: "1 mg/kg", route: "SC", frequency: "cada 24 h", duration_days: 3, quantity: "1 frasco" },
+];
+
+/**
+ * The demo's clinical record: a signed note for most completed visits (recent ones still in
+ * draft), vitals at each visit (the patient's weight is its latest), yearly rabies and the
+ * multivalent vaccine for dogs and cats (some overdue, some due this month), prescriptions.
+ */
+async function seedClinicalRecord(database: Database, clinicId: string, now: Date, patientRows: { id: string; species: string; weight_grams: number; created_at: Date }[], visitRows: { id: string; patient_id: string; vet_id: string; status: string; completed_at: Date | null }[], vetIds: string[]) {
+  const db = database.db;
+  const r = prng(20261126);
+  const tz = "America/Santiago";
+  const stamp = (at: Date) => ({ id: newId(), clinic_id: clinicId, created_at: at, updated_at: at });
+  const vitalsRows: (typeof vitals.$inferInsert)[] = [];
+  const noteRows: (typeof clinicalNotes.$inferInsert)[] = [];
+  const addendumRows: (typeof noteAddenda.$inferInsert)[] = [];
+  const prescriptionRows: (typeof prescriptions.$inferInsert)[] = [];
+  const vaccinationRows: (typeof vaccinations.$inferInsert)[] = [];
+  const baseWeight = new Map(patientRows.map((p) => [p.id, p.weight_grams]));
+  for (const patient of patientRows) vitalsRows.push({ ...stamp(patient.created_at), patient_id: patient.id, measured_at: patient.created_at, weight_grams: patient.weight_grams });
+  for (const visit of visitRows.filter((v) => v.status === "completed").sort((a, b) => a.completed_at!.getTime() - b.completed_at!.getTime())) {
+    const at = visit.completed_at!;
+    const grams = Math.max(20, Math.round(baseWeight.get(visit.patient_id)! * (0.97 + r.next() * 0.06)));
+    baseWeight.set(visit.patient_id, grams);
+    vitalsRows.push({ ...stamp(at), patient_id: visit.patient_id, visit_id: visit.id, recorded_by: visit.vet_id, measured_at: at, weight_grams: grams, temperature_dc: r.int(375, 392), heart_rate_bpm: r.int(70, 160), respiratory_rate_bpm: r.int(16, 36), body_condition_score: r.int(4, 6) });
+    // The last two days' notes are still drafts: the board shows those visits as not yet signed.
+    const signed = at.getTime() < now.getTime() - 2 * DAY || r.next() < 0.3;
+    const note = { ...stamp(at), visit_id: visit.id, patient_id: visit.patient_id, author_id: visit.vet_id, ...r.pick(SOAP), signed_at: signed ? new Date(at.getTime() + 20 * MINUTE) : null, signed_by: signed ? visit.vet_id : null };
+    noteRows.push(note);
+    if (signed && r.next() < 0.05) addendumRows.push({ ...stamp(new Date(at.getTime() + DAY)), note_id: note.id, patient_id: visit.patient_id, author_id: visit.vet_id, text: "Resultados de laboratorio dentro de rangos normales." });
+    if (r.next() < 0.2) prescriptionRows.push({ ...stamp(at), patient_id: visit.patient_id, visit_id: visit.id, prescribed_by: visit.vet_id, ...r.pick(DRUGS), instructions: "Administrar con comida." });
+  }
+  const dose = (patientId: string, product: { vaccine: string; diseases: string[] }, givenAt: Date, closedBy: { id: string; at: Date } | null) => {
+    const givenOn = dayInZone(givenAt, tz);
+    const row = {
+      ...stamp(givenAt), patient_id: patientId, ...product, lot: `L${r.int(10_000, 99_999)}`, lot_expires_on: addDays(givenOn, r.int(60, 500)),
+      given_at: givenAt, given_by: r.pick(vetIds), next_due_on: addDays(givenOn, 365),
+      due_closed_at: closedBy?.at ?? null, due_closed_by: closedBy?.id ?? null,
+    };
+    vaccinationRows.push(row);
+    return row;
+  };
+  for (const patient of patientRows) {
+    const products = patient.species === "dog" ? [RABIES, MULTIVALENT.dog!] : patient.species === "cat" ? [RABIES, MULTIVALENT.cat!] : [];
+    for (const product of products) {
+      // The latest dose 1 to 13 months ago: due again from a month ago (overdue) to eleven months ahead.
+      const latestAt = new Date(now.getTime() - r.int(20, 400) * DAY - r.int(0, 8) * HOUR);
+      const latest = dose(patient.id, product, latestAt, null);
+      if (r.next() < 0.7) dose(patient.id, product, new Date(latestAt.getTime() - 365 * DAY), { id: latest.id, at: latestAt });
+      const overdue = latest.next_due_on < dayInZone(now, tz);
+      if (overdue && r.next() < 0.4) Object.assign(latest, { reminder_status: r.pick(["contacted", "declined"] as const), reminder_updated_at: new Date(now.getTime() - r.int(1, 5) * DAY) });
+    }
+  }
+  for (let i = 0; i < vitalsRows.length; i += 300) await db.insert(vitals).values(vitalsRows.slice(i, i + 300));
+  for (let i = 0; i < noteRows.length; i += 200) await db.insert(clinicalNotes).values(noteRows.slice(i, i + 200));
+  if (addendumRows.length) await db.insert(noteAddenda).values(addendumRows);
+  if (prescriptionRows.length) await db.insert(prescriptions).values(prescriptionRows);
+  for (let i = 0; i < vaccinationRows.length; i += 200) await db.insert(vaccinations).values(vaccinationRows.slice(i, i + 200));
+  // The one weight rule: each patient's weight is its latest measured one.
+  await database.query(
+    "update patients p set weight_grams = v.weight_grams from (select distinct on (patient_id) patient_id, weight_grams from vitals where clinic_id = $1 and weight_grams is not null order by patient_id, measured_at desc, id desc) v where p.id = v.patient_id and p.clinic_id = $1",
+    [clinicId],
+  );
 }
 
 /** About a million visits, generated inside the database in a few statements. */

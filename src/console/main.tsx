@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Api } from "./api";
 import { I18n, type Language } from "./i18n";
 import { BillingPage, InvoicePage } from "./pages/billing";
+import { DuePage, VisitPage } from "./pages/clinical";
 import { McpPage } from "./pages/mcp";
 import { SettingsPage } from "./pages/settings";
 import { SignIn } from "./pages/sign-in";
@@ -31,6 +32,10 @@ function Screen({ route }: { route: string[] }) {
       return id ? <TutorPage id={id} /> : <TutorsPage />;
     case "patients":
       return <PatientPage id={id!} />;
+    case "visits":
+      return <VisitPage id={id!} />;
+    case "due":
+      return <DuePage />;
     case "billing":
       return <BillingPage />;
     case "invoices":
@@ -60,10 +65,11 @@ function Shell({ console: c }: { console: Console }) {
   const links: [string, string][] = [
     ["today", i18n.t("nav.today")],
     ["tutors", i18n.t("nav.tutors")],
+    ["due", i18n.t("nav.due")],
     ["billing", i18n.t("nav.billing")],
     ...(owner ? ([["mcp", i18n.t("nav.mcp")], ["settings", i18n.t("nav.settings")]] as [string, string][]) : []),
   ];
-  const current = route[0] === "patients" ? "tutors" : route[0] === "invoices" ? "billing" : (route[0] ?? "today");
+  const current = route[0] === "patients" ? "tutors" : route[0] === "visits" ? "today" : route[0] === "invoices" ? "billing" : (route[0] ?? "today");
   return (
     <>
       <header class="top">

@@ -10,6 +10,9 @@ import m7 from "../../drizzle/0007_saved_reports.sql" with { type: "text" };
 import m8 from "../../drizzle/0008_mcp_views_planned_with_the_query.sql" with { type: "text" };
 import m9 from "../../drizzle/0009_mcp_clinic_read_once_per_statement.sql" with { type: "text" };
 import m10 from "../../drizzle/0010_shared_quota.sql" with { type: "text" };
+import m11 from "../../drizzle/0011_clinical_record.sql" with { type: "text" };
+import m12 from "../../drizzle/0012_clinical_record_views_and_vaccine_alerts.sql" with { type: "text" };
+import m13 from "../../drizzle/0013_mcp_reader_clinical_record.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -23,4 +26,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0008_mcp_views_planned_with_the_query", when: 1795604273883, breakpoints: true, sql: m8 },
   { tag: "0009_mcp_clinic_read_once_per_statement", when: 1795611241009, breakpoints: true, sql: m9 },
   { tag: "0010_shared_quota", when: 1795670150733, breakpoints: true, sql: m10 },
+  { tag: "0011_clinical_record", when: 1795674094144, breakpoints: true, sql: m11 },
+  { tag: "0012_clinical_record_views_and_vaccine_alerts", when: 1795674097515, breakpoints: true, sql: m12 },
+  { tag: "0013_mcp_reader_clinical_record", when: 1795674097904, breakpoints: true, sql: m13 },
 ];

@@ -175,7 +175,11 @@ test("a round trip through the other kind of database keeps every row, and keys,
   const key = await createKey(owner, { scopes: ["read", "query"] });
   const tutor = await owner.as<TutorView>("POST", "/api/v1/tutors", { json: { name: "Round trip" } });
   const paidInvoice = await sale(owner, tutor.body.id, 10_000);
+  await clinicalRecord(owner, tutor.body.id);
   const original = await takeSnapshot(t.database);
+  for (const table of ["clinical_notes", "note_addenda", "vitals", "vaccinations", "prescriptions"]) {
+    expect(original.tables.find((copy) => copy.name === table)?.rows, table).toBeGreaterThan(0);
+  }
   // Through the other kind: PostgreSQL when the suite runs on PGlite (if one is reachable), PGlite otherwise.
   const other = POSTGRES_URL ? await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent" }) : await createOtherPostgres();
   const back = await createTestDatabase();
@@ -204,6 +208,22 @@ test("a round trip through the other kind of database keeps every row, and keys,
     await back.destroy();
   }
 }, 60_000);
+
+/** A patient's clinical record: a signed note with an addendum, vitals, a vaccination and a prescription. */
+async function clinicalRecord(session: ClinicSession, tutorId: string) {
+  const ok = async (method: string, path: string, json?: unknown) => {
+    const r = await session.as<{ id: string }>(method, `/api/v1${path}`, { json });
+    expect(r.status, r.text).toBeLessThan(300);
+    return r.body.id;
+  };
+  const patient = await ok("POST", "/patients", { tutor_id: tutorId, name: "Record", species: "dog", weight_grams: 9_000 });
+  const visit = await ok("POST", "/visits", { patient_id: patient, scheduled_at: "2026-01-15T12:00:00Z" });
+  const note = await ok("POST", `/visits/${visit}/notes`, { assessment: "Sano" });
+  await ok("POST", `/notes/${note}/sign`);
+  await ok("POST", `/notes/${note}/addenda`, { text: "Sin novedad" });
+  await ok("POST", `/patients/${patient}/vaccinations`, { vaccine: "Nobivac Rabies", diseases: ["rabies"], next_due_on: "2027-01-15" });
+  await ok("POST", `/patients/${patient}/prescriptions`, { drug: "Meloxicam", dose: "0.1 mg/kg", route: "oral", frequency: "every 24 h" });
+}
 
 /** A fresh PostgreSQL database for the PGlite suite's round trip, or undefined when none is reachable. */
 async function createOtherPostgres(): Promise<Database | undefined> {
@@ -247,6 +267,33 @@ test("a backup written under an older schema restores and is brought to this ver
     const [applied] = await target.query<{ n: number }>("select count(*)::int as n from drizzle.__drizzle_migrations");
     expect(applied!.n).toBe(KNOWN);
     await expect(target.query("select count(*) from mcp_reports")).resolves.toBeDefined();
+  } finally {
+    await older.close();
+    await target.close();
+  }
+}, 60_000);
+
+test("a backup from before the clinical record restores with its active vaccine alerts as due items", async () => {
+  const { KNOWN_MIGRATIONS } = await import("../../src/db/client");
+  const before = KNOWN_MIGRATIONS.findIndex((m) => /^\d+_clinical_record$/.test(m.tag));
+  expect(before).toBeGreaterThan(0);
+  const older = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
+  const target = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
+  const id = (n: number) => `01900000-0000-7000-8000-0000000001${String(n).padStart(2, "0")}`;
+  try {
+    await older.migrate(before);
+    await older.query(`insert into clinics (id, name, timezone, currency, tax_rate_bps, plan, created_at, updated_at) values ('${id(0)}', 'Old clinic', 'America/Santiago', 'CLP', 1900, 'standard', now(), now())`);
+    await older.query(`insert into tutors (id, clinic_id, name, phone, created_at, updated_at) values ('${id(1)}', '${id(0)}', 'Ana', '+56912345678', now(), now())`);
+    await older.query(`insert into patients (id, clinic_id, tutor_id, name, species, created_at, updated_at) values ('${id(2)}', '${id(0)}', '${id(1)}', 'Rex', 'dog', now(), now())`);
+    await older.query(`insert into alerts (id, clinic_id, patient_id, kind, message, status, due_date, created_at, updated_at) values
+      ('${id(3)}', '${id(0)}', '${id(2)}', 'vaccine_due', 'Antirrábica anual', 'active', '2026-02-01', now(), now()),
+      ('${id(4)}', '${id(0)}', '${id(2)}', 'vaccine_due', 'Óctuple (ya puesta)', 'resolved', '2025-06-01', now(), now()),
+      ('${id(5)}', '${id(0)}', '${id(2)}', 'allergy', 'Penicilina', 'active', null, now(), now())`);
+    await loadSnapshot(target, await takeSnapshot(older));
+    const due = await target.query("select id, patient_id, vaccine, next_due_on::text as next_due_on, given_at, reminder_status from vaccinations");
+    expect(due).toEqual([{ id: id(3), patient_id: id(2), vaccine: "Antirrábica anual", next_due_on: "2026-02-01", given_at: null, reminder_status: "pending" }]);
+    const alerts = await target.query("select id, status from alerts order by id");
+    expect(alerts).toEqual([{ id: id(3), status: "resolved" }, { id: id(4), status: "resolved" }, { id: id(5), status: "active" }]);
   } finally {
     await older.close();
     await target.close();

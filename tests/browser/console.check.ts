@@ -83,6 +83,67 @@ try {
     assert(stored.status === "completed" && stored.started_at && stored.completed_at, JSON.stringify(stored));
   });
 
+  await run.check("the completed visit shows its note unsigned; the vet's SOAP draft is saved, signed, and corrected by an addendum", async () => {
+    const card = () => page.locator(`[data-visit-id="${visit.body.id}"]`);
+    await card().getByTestId("needs-signed-note").waitFor();
+    await card().getByRole("link", { name: "Clinical note" }).click();
+    await page.getByRole("button", { name: "Write the consultation note" }).click();
+    const draft = page.getByTestId("soap-draft");
+    await draft.locator('textarea[name="subjective"]').fill("Tutora refiere buen apetito");
+    await draft.locator('textarea[name="assessment"]').fill("Paciente sana");
+    await draft.locator('input[name="diagnoses"]').fill("control sano");
+    await draft.getByRole("button", { name: "Save" }).click();
+    await page.locator(".notice.ok").waitFor();
+    await draft.getByRole("button", { name: "Sign (final)" }).click();
+    const signed = page.getByTestId("soap-signed");
+    await signed.getByText("Paciente sana").waitFor();
+    await signed.locator('textarea[name="addendum"]').fill("Se agenda control en un año");
+    await signed.getByRole("button", { name: "Add addendum" }).click();
+    await signed.locator(".addenda li", { hasText: "Se agenda control en un año" }).waitFor();
+    const notes = await api("GET", `/api/v1/visits/${visit.body.id}/notes`);
+    assert(notes.data.length === 1 && notes.data[0].status === "signed" && notes.data[0].diagnoses[0] === "control sano" && notes.data[0].addenda.length === 1, JSON.stringify(notes.data));
+    await page.goto(`${base}/#/today`);
+    await card().waitFor();
+    assert((await card().getByTestId("needs-signed-note").count()) === 0, "the board still flags a visit whose note is signed");
+  });
+
+  await run.check("the patient page: vitals with the weight chart, a vaccination, and the timeline", async () => {
+    await page.goto(`${base}/#/patients/${luna.body.id}`);
+    const vitals = page.getByTestId("vitals-form");
+    for (const [i, kg] of ["4.1", "4,3"].entries()) {
+      await vitals.locator('input[name="weight"]').fill(kg);
+      await vitals.locator('input[name="temperature"]').fill("38.6");
+      await vitals.getByRole("button", { name: "Record vitals" }).click();
+      // Saved once the timeline shows it (the form clears itself then).
+      await page.getByTestId("timeline").locator('[data-kind="vitals"]').nth(i).waitFor();
+    }
+    await page.getByTestId("weight-chart").locator("canvas").waitFor();
+    const vaccination = page.getByTestId("vaccination-form");
+    await vaccination.locator('input[name="vaccine"]').fill("Felocell 4");
+    await vaccination.locator('input[name="diseases"]').fill("panleukopenia, calicivirus");
+    const nextYear = `${Number(today.slice(0, 4)) + 1}${today.slice(4)}`;
+    await vaccination.locator('input[name="next_due_on"]').fill(nextYear);
+    await vaccination.getByRole("button", { name: "Record vaccination" }).click();
+    await page.getByTestId("timeline").locator('[data-kind="vaccination"]', { hasText: "Felocell 4" }).waitFor();
+    await page.getByTestId("timeline").locator('[data-kind="note"]').waitFor();
+    const patient = await api("GET", `/api/v1/patients/${luna.body.id}`);
+    assert(patient.weight_grams === 4_300, `the patient's weight is not the latest weighing: ${patient.weight_grams}`);
+  });
+
+  await run.check("the Due page: overdue and this week's vaccines; reception marks a reminder", async () => {
+    const weekDay = new Date(Date.parse(`${today}T12:00:00Z`) + 3 * 86_400_000).toISOString().slice(0, 10);
+    const lastYear = new Date(Date.now() - 370 * 86_400_000).toISOString();
+    const overdueDay = new Date(Date.parse(`${today}T12:00:00Z`) - 5 * 86_400_000).toISOString().slice(0, 10);
+    const rabies = await api("POST", `/api/v1/patients/${luna.body.id}/vaccinations`, { vaccine: "Nobivac Rabies", diseases: ["rabies"], given_at: lastYear, next_due_on: weekDay });
+    const overdue = await api("POST", `/api/v1/patients/${luna.body.id}/vaccinations`, { vaccine: "Leucofeligen", diseases: ["feline-leukemia"], given_at: lastYear, next_due_on: overdueDay });
+    await page.getByRole("link", { name: "Due" }).click();
+    await page.getByTestId("due-week").locator(`[data-due-id="${rabies.id}"]`, { hasText: "Camila Rojas" }).waitFor();
+    const row = page.getByTestId("due-overdue").locator(`[data-due-id="${overdue.id}"]`);
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith(`/vaccinations/${overdue.id}/reminder`) && r.ok()), row.locator('select[name="reminder_status"]').selectOption("contacted")]);
+    const stored = await api("GET", `/api/v1/vaccinations/${overdue.id}`);
+    assert(stored.reminder_status === "contacted", JSON.stringify(stored));
+  });
+
   await run.check("create a tutor and a patient, then schedule a visit with accent-insensitive tutor search", async () => {
     await page.goto(`${base}/#/tutors`);
     await page.locator('input[name="name"]').fill("Ignacio Pérez");
@@ -223,7 +284,7 @@ try {
 
   await run.check("no serious or critical accessibility violation on any page (axe)", async () => {
     const problems: string[] = [];
-    for (const hash of ["#/today", "#/tutors", `#/tutors/${tutor.body.id}`, `#/patients/${luna.body.id}`, "#/billing", new URL(invoiceUrl).hash, "#/mcp", "#/settings"]) {
+    for (const hash of ["#/today", "#/tutors", `#/tutors/${tutor.body.id}`, `#/patients/${luna.body.id}`, `#/visits/${visit.body.id}`, "#/due", "#/billing", new URL(invoiceUrl).hash, "#/mcp", "#/settings"]) {
       await page.goto(`${base}/${hash}`);
       await page.locator("main h1").first().waitFor();
       await page.waitForLoadState("networkidle");

@@ -63,6 +63,19 @@ const seedRefund = async (t: TestApp, owner: ClinicSession) => created(owner, "/
 const seedDocument = async (t: TestApp, owner: ClinicSession) => created(owner, "/billing/sii/documents", { doc_type: 39, invoice_id: await seedInvoice(t, owner, true) });
 const UNKNOWN = "00000000-0000-7000-8000-000000000000";
 
+const CLINICAL: ProtectedRoute["roles"] = ["owner", "vet"];
+export const seedNote = async (t: TestApp, owner: ClinicSession) => created(owner, `/visits/${await seedVisit(t, owner)}/notes`, { subjective: "Decaído", assessment: "Gastroenteritis" });
+export const seedSignedNote = async (t: TestApp, owner: ClinicSession) => {
+  const id = await seedNote(t, owner);
+  const r = await owner.as("POST", `/api/v1/notes/${id}/sign`);
+  if (r.status !== 200) throw new Error(`signing a note failed: ${r.text}`);
+  return id;
+};
+export const seedVaccination = async (t: TestApp, owner: ClinicSession) =>
+  created(owner, `/patients/${await seedPatient(t, owner)}/vaccinations`, { vaccine: "Nobivac Rabies", diseases: ["rabies"], given_at: "2026-01-10T15:00:00Z", next_due_on: "2027-01-10" });
+export const seedPrescription = async (t: TestApp, owner: ClinicSession) =>
+  created(owner, `/patients/${await seedPatient(t, owner)}/prescriptions`, { drug: "Meloxicam", dose: "0.1 mg/kg", route: "oral", frequency: "every 24 h", duration_days: 5 });
+
 const crud = (path: string, seed: ProtectedRoute["seed"], create: () => unknown, patch: () => unknown): ProtectedRoute[] => [
   { method: "GET", path },
   { method: "POST", path, body: create },
@@ -77,6 +90,25 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...crud("/visits", seedVisit, () => ({ patient_id: "00000000-0000-7000-8000-000000000000", scheduled_at: "2026-01-20T15:00:00Z" }), () => ({ notes: "changed" })),
   ...crud("/alerts", seedAlert, () => ({ kind: "custom", message: "m" }), () => ({ status: "resolved" })),
   { method: "GET", path: "/operations/visits" },
+  { method: "POST", path: "/visits/:id/notes", roles: CLINICAL, seed: seedVisit, body: () => ({ subjective: "Tos" }), readBack: "/visits/:id/notes" },
+  { method: "GET", path: "/visits/:id/notes", seed: seedVisit },
+  { method: "GET", path: "/notes/:id", seed: seedSignedNote },
+  { method: "PATCH", path: "/notes/:id", roles: CLINICAL, seed: seedNote, body: () => ({ plan: "Control en 7 días" }) },
+  { method: "DELETE", path: "/notes/:id", roles: CLINICAL, seed: seedNote },
+  { method: "POST", path: "/notes/:id/sign", roles: CLINICAL, seed: seedNote, readBack: "/notes/:id" },
+  { method: "POST", path: "/notes/:id/addenda", roles: CLINICAL, seed: seedSignedNote, body: () => ({ text: "Corrección" }), readBack: "/notes/:id" },
+  { method: "POST", path: "/patients/:id/vitals", roles: CLINICAL, seed: seedPatient, body: () => ({ weight_grams: 12_000 }), readBack: "/patients/:id/vitals" },
+  { method: "GET", path: "/patients/:id/vitals", seed: seedPatient },
+  { method: "POST", path: "/patients/:id/vaccinations", roles: CLINICAL, seed: seedPatient, body: () => ({ vaccine: "Nobivac Rabies", diseases: ["rabies"] }), readBack: "/patients/:id/vaccinations" },
+  { method: "GET", path: "/patients/:id/vaccinations", seed: seedPatient },
+  { method: "GET", path: "/vaccinations/due" },
+  { method: "GET", path: "/vaccinations/:id", seed: seedVaccination },
+  { method: "PATCH", path: "/vaccinations/:id/reminder", seed: seedVaccination, body: () => ({ reminder_status: "contacted" }), readBack: "/vaccinations/:id" },
+  { method: "POST", path: "/patients/:id/prescriptions", roles: CLINICAL, seed: seedPatient, body: () => ({ drug: "Amoxicilina", dose: "20 mg/kg", route: "oral", frequency: "every 12 h" }), readBack: "/patients/:id/prescriptions" },
+  { method: "GET", path: "/patients/:id/prescriptions", seed: seedPatient },
+  { method: "GET", path: "/prescriptions/:id", seed: seedPrescription },
+  { method: "POST", path: "/prescriptions/:id/cancel", roles: CLINICAL, seed: seedPrescription, body: () => ({ reason: "Dosis equivocada" }), readBack: "/prescriptions/:id" },
+  { method: "GET", path: "/patients/:id/timeline", seed: seedPatient },
   { method: "GET", path: "/billing/invoices" },
   { method: "POST", path: "/billing/invoices", body: () => ({ tutor_id: UNKNOWN, items: [{ description: "x", quantity: 1, unit_price: 1 }] }) },
   { method: "GET", path: "/billing/invoices/:id", seed: (t, o) => seedInvoice(t, o) },

@@ -30,12 +30,12 @@ async function run(tool: string, input: Record<string, unknown>) {
   return r.body.rows;
 }
 
-test("the demo clinic has the five starter reports, the same as GET /mcp/reports/templates offers", async () => {
+test("the demo clinic has the seven starter reports, the same as GET /mcp/reports/templates offers", async () => {
   const login = await t.request<SessionView>("POST", "/api/v1/auth/login", { json: demo.owner });
   const token = login.body.access_token;
   const templates = await t.request<{ templates: ReportTemplate[] }>("GET", "/api/v1/mcp/reports/templates", { token });
   const saved = await t.request<CursorPageBody<ReportView>>("GET", "/api/v1/mcp/reports", { token });
-  const names = ["daily_revenue", "median_ticket_by_species", "overdue_invoices", "vaccines_due", "no_show_rate_by_vet"];
+  const names = ["daily_revenue", "median_ticket_by_species", "overdue_invoices", "vaccines_due", "weight_trend", "patients_without_recent_visit", "no_show_rate_by_vet"];
   expect(templates.body.templates.map((r: { name: string }) => r.name)).toEqual(names);
   expect(saved.body.data.map((r: { name: string }) => r.name).sort()).toEqual([...names].sort());
   for (const template of templates.body.templates) {
@@ -97,17 +97,44 @@ test("overdue_invoices: emitted invoices with a balance, at least N days old", a
   expect(await run("report_overdue_invoices", { days, as_of: TODAY })).toEqual(wanted);
 });
 
-test("vaccines_due: active vaccine reminders from the day through the next N days", async () => {
-  const alerts = await rows<{ due_date: string; patient: string; species: string; tutor: string; phone: string; message: string; id: string }>(
-    "select a.due_date::text as due_date, p.name as patient, p.species, t.name as tutor, t.phone, a.message, a.id from alerts a join patients p on p.id = a.patient_id join tutors t on t.id = p.tutor_id where a.clinic_id = $1 and a.kind = 'vaccine_due' and a.status = 'active'",
+test("vaccines_due: open due dates through the next N days, overdue ones included and flagged", async () => {
+  const open = await rows<{ due_date: string; patient: string; species: string; tutor: string; phone: string; vaccine: string; reminder_status: string; id: string }>(
+    "select v.next_due_on::text as due_date, p.name as patient, p.species, t.name as tutor, t.phone, v.vaccine, v.reminder_status, v.id from vaccinations v join patients p on p.id = v.patient_id join tutors t on t.id = p.tutor_id where v.clinic_id = $1 and v.deleted_at is null and p.deleted_at is null and v.due_closed_at is null and v.next_due_on is not null",
   );
   const days = 20;
-  const wanted = alerts
-    .filter((alert) => alert.due_date >= TODAY && alert.due_date <= addDays(TODAY, days))
+  const wanted = open
+    .filter((due) => due.due_date <= addDays(TODAY, days))
     .sort((a, b) => a.due_date.localeCompare(b.due_date) || (a.patient < b.patient ? -1 : a.patient > b.patient ? 1 : 0) || a.id.localeCompare(b.id))
-    .map(({ id: _id, ...alert }) => alert);
-  expect(wanted.length).toBeGreaterThan(0);
+    .map(({ id: _id, due_date, ...due }) => ({ due_date, overdue: due_date < TODAY, ...due }));
+  expect(wanted.filter((due) => due.overdue).length).toBeGreaterThan(0);
+  expect(wanted.filter((due) => !due.overdue).length).toBeGreaterThan(0);
   expect(await run("report_vaccines_due", { days, as_of: TODAY })).toEqual(wanted);
+});
+
+test("weight_trend: one patient's weighings in order with the change from the one before", async () => {
+  const [patient] = await rows<{ id: string }>("select patient_id as id from vitals where clinic_id = $1 and weight_grams is not null group by patient_id order by count(*) desc, patient_id limit 1");
+  const weighings = await t.database.query<{ measured_at: Date; weight_grams: number }>("select measured_at, weight_grams from vitals where patient_id = $1 and weight_grams is not null order by measured_at, id", [patient!.id]);
+  expect(weighings.length).toBeGreaterThan(2);
+  const wanted = weighings.map((w, i) => ({ day: santiagoDay(w.measured_at), weight_grams: w.weight_grams, change_grams: i === 0 ? null : w.weight_grams - weighings[i - 1]!.weight_grams }));
+  expect(await run("report_weight_trend", { patient_id: patient!.id })).toEqual(wanted);
+});
+
+test("patients_without_recent_visit: no completed visit in the last N months, never-seen ones first", async () => {
+  const patients = await rows<{ id: string; name: string; species: string; tutor: string; phone: string }>("select p.id, p.name, p.species, t.name as tutor, t.phone from patients p join tutors t on t.id = p.tutor_id where p.clinic_id = $1 and p.deleted_at is null");
+  const visits = await rows<{ patient_id: string; completed_at: Date }>("select patient_id, completed_at from visits where clinic_id = $1 and deleted_at is null and status = 'completed'");
+  const months = 1;
+  const cutoff = addDays(TODAY, -31); // one month before 2026-01-15
+  const last = new Map<string, string>();
+  for (const v of visits) {
+    const day = santiagoDay(v.completed_at);
+    if (!last.has(v.patient_id) || last.get(v.patient_id)! < day) last.set(v.patient_id, day);
+  }
+  const wanted = patients
+    .filter((p) => !last.has(p.id) || last.get(p.id)! < cutoff)
+    .map((p) => ({ patient_id: p.id, patient: p.name, species: p.species, tutor: p.tutor, phone: p.phone, last_visit_on: last.get(p.id) ?? null }))
+    .sort((a, b) => (a.last_visit_on === b.last_visit_on ? 0 : a.last_visit_on === null ? -1 : b.last_visit_on === null ? 1 : a.last_visit_on.localeCompare(b.last_visit_on)) || (a.patient < b.patient ? -1 : a.patient > b.patient ? 1 : 0) || a.patient_id.localeCompare(b.patient_id));
+  expect(wanted.length).toBeGreaterThan(0);
+  expect(await run("report_patients_without_recent_visit", { months, as_of: TODAY })).toEqual(wanted);
 });
 
 test("no_show_rate_by_vet: no-shows among visits that were due, per vet", async () => {

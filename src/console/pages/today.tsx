@@ -10,6 +10,7 @@ interface BoardVisit {
   status: Status;
   scheduled_at: string;
   reason: string | null;
+  needs_signed_note: boolean;
   patient: { id: string; name: string; species: string } | null;
   tutor: { id: string; name: string; phone: string | null } | null;
 }
@@ -54,12 +55,18 @@ export function TodayPage() {
                     {visit.tutor?.phone ? ` · ${visit.tutor.phone}` : ""}
                   </div>
                   {visit.reason && <div>{visit.reason}</div>}
+                  {visit.needs_signed_note && <span class="badge draft" data-testid="needs-signed-note">{i18n.t("record.pendingNote")}</span>}
                   <div class="actions">
                     {MOVES[visit.status].map((to) => (
                       <button type="button" class={to === "cancelled" || to === "no_show" ? "secondary" : ""} disabled={busy} onClick={() => move(visit, to)}>
                         {i18n.t(`move.${to}` as MessageKey)}
                       </button>
                     ))}
+                    {(visit.status === "in_progress" || visit.status === "completed") && (
+                      <a class="button secondary" href={`#/visits/${visit.id}`}>
+                        {i18n.t("record.open")}
+                      </a>
+                    )}
                     {visit.status === "completed" && visit.tutor && (
                       <a class="button secondary" href={`#/invoices/new?tutor=${visit.tutor.id}&visit=${visit.id}&reason=${encodeURIComponent(visit.reason ?? "")}`}>
                         {i18n.t("visit.invoice")}

@@ -1,4 +1,5 @@
 /** @jsxImportSource preact */
+import { PatientRecord } from "./clinical";
 import { useEffect, useState } from "preact/hooks";
 import type { Page } from "../api";
 import type { MessageKey } from "../i18n";
@@ -234,11 +235,14 @@ export function PatientPage({ id }: { id: string }) {
       <h2>{i18n.t("patients.visits")}</h2>
       <DataTable headings={["common.date", "common.status", "today.reason"]} rows={visits.data?.data} row={(visit) => (
         <tr>
-          <td>{i18n.dateTime(visit.scheduled_at, clinic.timezone)}</td>
+          <td>
+            <a href={`#/visits/${visit.id}`}>{i18n.dateTime(visit.scheduled_at, clinic.timezone)}</a>
+          </td>
           <td>{i18n.t(`visit.${visit.status}` as MessageKey)}</td>
           <td>{visit.reason ?? ""}</td>
         </tr>
       )} />
+      <PatientRecord patientId={id} onWeighed={patient.reload} />
     </section>
   );
 }

@@ -3,3 +3,4 @@ export * from "./operations";
 export * from "./billing";
 export * from "./mcp";
 export * from "./quotas";
+export * from "./clinical";

@@ -67,15 +67,42 @@ ORDER BY i.emitted_at, i.id`,
     {
       name: "vaccines_due",
       title: "Vaccines due",
-      description: "Active vaccine reminders due from today (or as_of) through the next `days` days, with the patient and the tutor to call.",
-      sql: `SELECT a.due_date, p.name AS patient, p.species, t.name AS tutor, t.phone, a.message
-FROM alerts a
-JOIN patients p ON p.id = a.patient_id
+      description: "Vaccine due dates still open (no later dose for the same disease) through the next `days` days from today (or as_of), overdue ones included and flagged, with the patient, the tutor to call and reception's reminder status.",
+      sql: `SELECT v.next_due_on AS due_date, v.next_due_on < ${today} AS overdue, p.name AS patient, p.species, t.name AS tutor, t.phone, v.vaccine, v.reminder_status
+FROM vaccinations v
+JOIN patients p ON p.id = v.patient_id
 JOIN tutors t ON t.id = p.tutor_id
-WHERE a.kind = 'vaccine_due' AND a.status = 'active'
-  AND a.due_date BETWEEN ${today} AND ${today} + :days
-ORDER BY a.due_date, p.name, a.id`,
+WHERE v.due_closed_at IS NULL AND v.next_due_on IS NOT NULL
+  AND v.next_due_on <= ${today} + :days
+ORDER BY v.next_due_on, p.name, v.id`,
       parameters: [{ name: "days", type: "integer", description: "How many days ahead", required: false, default: 30, min: 0, max: 365 }, asOf],
+      scope: "read",
+    },
+    {
+      name: "weight_trend",
+      title: "Weight trend of a patient",
+      description: "Every weighing of one patient in order, with the change from the one before, in grams (days in the clinic's time zone).",
+      sql: `SELECT ${day("w.measured_at")} AS day, w.weight_grams,
+  w.weight_grams - lag(w.weight_grams) OVER (ORDER BY w.measured_at, w.id) AS change_grams
+FROM vitals w
+WHERE w.patient_id = CAST(:patient_id AS uuid) AND w.weight_grams IS NOT NULL
+ORDER BY w.measured_at, w.id`,
+      parameters: [{ name: "patient_id", type: "string", description: "The patient's id (patients.id)", required: true }],
+      scope: "read",
+    },
+    {
+      name: "patients_without_recent_visit",
+      title: "Patients with no visit in 12 months",
+      description: "Patients with no completed visit in the last `months` months (12 by default) up to today (or as_of), never-seen ones first, with the tutor to call.",
+      sql: `SELECT p.id AS patient_id, p.name AS patient, p.species, t.name AS tutor, t.phone,
+  max(${day("v.completed_at")}) AS last_visit_on
+FROM patients p
+JOIN tutors t ON t.id = p.tutor_id
+LEFT JOIN visits v ON v.patient_id = p.id AND v.status = 'completed'
+GROUP BY p.id, p.name, p.species, t.name, t.phone
+HAVING max(${day("v.completed_at")}) IS NULL OR max(${day("v.completed_at")}) < CAST(${today} - make_interval(months => :months) AS date)
+ORDER BY last_visit_on NULLS FIRST, p.name, p.id`,
+      parameters: [{ name: "months", type: "integer", description: "Months without a visit", required: false, default: 12, min: 1, max: 120 }, asOf],
       scope: "read",
     },
     {

@@ -9,6 +9,7 @@ export const BoardVisit = t.Composite([
   t.Object({
     patient: Nullable(t.Object({ id: Uuid, name: t.String(), species: t.String() })),
     tutor: Nullable(t.Object({ id: Uuid, name: t.String(), phone: NullableString() })),
+    needs_signed_note: t.Boolean({ description: "Completed, and no consultation note signed yet (drafts do not count)" }),
   }),
 ]);
 

@@ -1,8 +1,8 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { liveIn } from "../../db/clinic-records";
 import { afterKeyset, ascending, keyset, type Page, type PageRequest } from "../../db/keyset";
-import { patients, tutors, visits } from "../../db/schema";
+import { clinicalNotes, patients, tutors, visits } from "../../db/schema";
 import type { VisitFilters } from "../visits/model";
 import { visitConditions, view as visitView } from "../visits/service";
 
@@ -23,6 +23,8 @@ function boardRows(ctx: ServiceContext, clinicId: string, timeZone: string, filt
       visit: visits,
       patient: { id: patients.id, name: patients.name, species: patients.species },
       tutor: { id: tutors.id, name: tutors.name, phone: tutors.phone },
+      // A completed visit whose record is not final yet: no signed note (a draft does not count).
+      needsSignedNote: sql<boolean>`(${visits.status} = 'completed' and not exists (select 1 from ${clinicalNotes} where ${clinicalNotes.clinic_id} = ${visits.clinic_id} and ${clinicalNotes.visit_id} = ${visits.id} and ${clinicalNotes.signed_at} is not null and ${clinicalNotes.deleted_at} is null))`,
     })
     .from(visits)
     // A deleted patient or tutor never shows in the board's summaries (null instead).
@@ -37,4 +39,4 @@ export type BoardRow = Awaited<ReturnType<typeof boardRows>>[number];
 export const BOARD_KEYSET = keyset<BoardRow>("operations_visits", BOARD_ORDER, (row) => [row.visit.scheduled_at, row.visit.id]);
 
 /** A board row as the API shows it. */
-export const boardView = (row: BoardRow) => ({ ...visitView(row.visit), patient: row.patient, tutor: row.tutor });
+export const boardView = (row: BoardRow) => ({ ...visitView(row.visit), patient: row.patient, tutor: row.tutor, needs_signed_note: Boolean(row.needsSignedNote) });

@@ -25,7 +25,7 @@ const fields = {
   breed: OptionalNullable(t.String({ minLength: 1, maxLength: 100 })),
   sex: OptionalNullable(Sex),
   birth_date: OptionalNullable(DateOnly),
-  weight_grams: OptionalNullable(StrictInteger({ minimum: 1, maximum: 2_000_000, description: "Grams" })),
+  weight_grams: OptionalNullable(StrictInteger({ minimum: 1, maximum: 2_000_000, description: "Grams. Recorded as a weighing at this moment (it joins the vitals); the patient always shows its latest measured weight, so null cannot clear it" })),
   microchip: OptionalNullable(t.String({ pattern: "^[0-9A-Za-z]{9,20}$", examples: ["941000024567890"] })),
 };
 

@@ -1,7 +1,8 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
-import { alerts, patients, visits } from "../../db/schema";
+import { alerts, patients, visits, vitals } from "../../db/schema";
+import { newId } from "../../lib/crypto";
 import { assertNothingBlocks } from "../../db/delete-blockers";
 import type { ListActor } from "../../http/clinic-resource";
 import type { PageRequest } from "../../db/keyset";
@@ -25,20 +26,63 @@ function assertBirthDate(ctx: ServiceContext, birthDate: string | null | undefin
   if (birthDate > utcDay(ctx.clock.now())) throw AppError.validation([{ path: "body.birth_date", message: "Must not be in the future" }]);
 }
 
+/**
+ * The one weight rule: a patient's `weight_grams` is the weight of its latest measurement (by
+ * `measured_at`) in its vitals, written in the same transaction as each weighing.
+ */
+export async function syncPatientWeight(ctx: ServiceContext, clinicId: string, patientId: string): Promise<number | null> {
+  const [latest] = await ctx.db
+    .select({ grams: vitals.weight_grams })
+    .from(vitals)
+    .where(and(eq(vitals.clinic_id, clinicId), eq(vitals.patient_id, patientId), isNull(vitals.deleted_at), isNotNull(vitals.weight_grams)))
+    .orderBy(desc(vitals.measured_at), desc(vitals.id))
+    .limit(1);
+  const grams = latest?.grams ?? null;
+  await ctx.db.update(patients).set({ weight_grams: grams, updated_at: ctx.clock.now() }).where(and(eq(patients.clinic_id, clinicId), eq(patients.id, patientId)));
+  return grams;
+}
+
+/** A weight sent on the patient itself is a weighing now: it joins the vitals, so the history keeps it. */
+async function recordWeighing(ctx: ServiceContext, clinicId: string, patientId: string, grams: number) {
+  const now = ctx.clock.now();
+  await ctx.db.insert(vitals).values({ id: newId(), clinic_id: clinicId, created_at: now, updated_at: now, patient_id: patientId, measured_at: now, weight_grams: grams });
+  await syncPatientWeight(ctx, clinicId, patientId);
+}
+
 export async function create(ctx: ServiceContext, clinicId: string, input: CreatePatientInput) {
   await assertReferenced(ctx, clinicId, [tutorReference(input.tutor_id)]);
   assertBirthDate(ctx, input.birth_date);
-  return view(await patientRecords.insert(ctx, clinicId, { ...input, name: input.name.trim() }));
+  return ctx.db.transaction(async (tx) => {
+    const scoped = { db: tx, clock: ctx.clock };
+    const { weight_grams: grams, ...fields } = input;
+    const row = await patientRecords.insert(scoped, clinicId, { ...fields, name: input.name.trim() });
+    if (grams == null) return view(row);
+    await recordWeighing(scoped, clinicId, row.id, grams);
+    return view(await patientRecords.find(scoped, clinicId, row.id));
+  });
 }
 
 export async function update(ctx: ServiceContext, clinicId: string, id: string, input: UpdatePatientInput) {
   await patientRecords.find(ctx, clinicId, id);
   await assertReferenced(ctx, clinicId, [tutorReference(input.tutor_id)]);
   assertBirthDate(ctx, input.birth_date);
-  return view(await patientRecords.update(ctx, clinicId, id, input.name ? { ...input, name: input.name.trim() } : input));
+  if (input.weight_grams === null) {
+    throw AppError.validation([{ path: "body.weight_grams", message: "The weight is the latest measured one and cannot be cleared; record a new weighing instead" }]);
+  }
+  const { weight_grams: grams, ...fields } = input;
+  return ctx.db.transaction(async (tx) => {
+    const scoped = { db: tx, clock: ctx.clock };
+    if (grams !== undefined) await recordWeighing(scoped, clinicId, id, grams);
+    if (Object.keys(fields).length === 0) return view(await patientRecords.find(scoped, clinicId, id));
+    return view(await patientRecords.update(scoped, clinicId, id, fields.name ? { ...fields, name: fields.name.trim() } : fields));
+  });
 }
 
-/** A patient with scheduled or in-progress visits, or active alerts, cannot be deleted (409). */
+/**
+ * A patient with scheduled or in-progress visits, or active alerts, cannot be deleted (409).
+ * Deleting is a soft delete: its clinical record (notes, vitals, vaccinations, prescriptions)
+ * stays as it is, and its open vaccine due dates leave the due list.
+ */
 export async function remove(ctx: ServiceContext, clinicId: string, id: string) {
   await patientRecords.find(ctx, clinicId, id);
   await assertNothingBlocks(ctx.db, clinicId, "patient", [

@@ -13,6 +13,8 @@ export interface ReadableTable {
   name: string;
   description: string;
   columns: ReadableColumn[];
+  /** Which live rows the reader sees, when it is not every row with `deleted_at` null (drafts are never shown). */
+  readerRows?: string;
 }
 
 const id = (what: string): ReadableColumn => ({ name: "id", type: "uuid", description: `The ${what}'s id (UUIDv7, time-ordered)` });
@@ -69,6 +71,32 @@ export const READABLE_TABLES: ReadableTable[] = [
     description: "Chilean SII tax documents: 33 factura, 39 boleta, 61 nota de crédito",
     columns: [id("document"), col("invoice_id", "uuid", "invoices.id"), col("doc_type", "integer", "33, 39 or 61"), col("folio", "integer", "Sequential per document type"), col("receiver_rut", "text", "Receiver's RUT (facturas)"), col("receiver_name", "text", "Receiver's name (facturas)"), col("referenced_document_id", "uuid", "The credited document (61)"), col("currency", "text", "ISO 4217 code"), money("net_amount", "Net"), money("tax_amount", "Tax"), money("total_amount", "Total"), col("issued_at", "timestamptz", "When it was issued"), ...stamps],
   },
+  {
+    name: "clinical_notes",
+    description: "Signed consultation notes (SOAP) of visits; final once signed (drafts are not shown)",
+    columns: [id("note"), col("visit_id", "uuid", "visits.id"), col("patient_id", "uuid", "patients.id"), col("author_id", "uuid", "Who wrote it (a user id)"), col("subjective", "text", "S: what the tutor reports"), col("objective", "text", "O: examination findings"), col("assessment", "text", "A: the vet's assessment"), col("plan", "text", "P: treatment and follow-up"), col("diagnoses", "text[]", "Short diagnosis labels; use 'label' = ANY(diagnoses)"), col("signed_at", "timestamptz", "When it was signed"), col("signed_by", "uuid", "Who signed it (a user id)"), ...stamps],
+    readerRows: "deleted_at IS NULL AND signed_at IS NOT NULL",
+  },
+  {
+    name: "note_addenda",
+    description: "Corrections and additions to signed notes, never edited",
+    columns: [id("addendum"), col("note_id", "uuid", "clinical_notes.id"), col("patient_id", "uuid", "patients.id"), col("author_id", "uuid", "Who wrote it (a user id)"), col("text", "text", "The addendum"), ...stamps],
+  },
+  {
+    name: "vitals",
+    description: "Measurements of patients over time (each column may be null: not measured)",
+    columns: [id("measurement"), col("patient_id", "uuid", "patients.id"), col("visit_id", "uuid", "visits.id, if any"), col("recorded_by", "uuid", "Who recorded it (a user id; null when entered as the patient's weight)"), col("measured_at", "timestamptz", "When it was measured"), col("weight_grams", "integer", "Weight in grams"), col("temperature_dc", "integer", "Temperature in tenths of °C (385 = 38.5 °C)"), col("heart_rate_bpm", "integer", "Heart rate, beats per minute"), col("respiratory_rate_bpm", "integer", "Respiratory rate, breaths per minute"), col("body_condition_score", "integer", "Body condition score, 1–9"), ...stamps],
+  },
+  {
+    name: "vaccinations",
+    description: "Vaccine doses given and their next due dates (given_at null: a due date alone)",
+    columns: [id("vaccination"), col("patient_id", "uuid", "patients.id"), col("visit_id", "uuid", "visits.id, if any"), col("vaccine", "text", "Product name"), col("diseases", "text[]", "Diseases it protects against; use 'rabies' = ANY(diseases)"), col("lot", "text", "Lot number"), col("lot_expires_on", "date", "Lot expiry"), col("given_at", "timestamptz", "When the dose was given"), col("given_by", "uuid", "Who gave it (a user id)"), col("next_due_on", "date", "When the next dose is due"), col("reminder_status", "text", "pending, contacted, booked or declined"), col("due_closed_at", "timestamptz", "When a later dose for the same disease closed this due date (null: still due)"), ...stamps],
+  },
+  {
+    name: "prescriptions",
+    description: "Prescriptions issued to patients, never edited (cancelled ones keep their reason)",
+    columns: [id("prescription"), col("patient_id", "uuid", "patients.id"), col("visit_id", "uuid", "visits.id, if any"), col("prescribed_by", "uuid", "Who issued it (a user id)"), col("drug", "text", "Drug and presentation"), col("dose", "text", "Dose"), col("route", "text", "Route (oral, SC, IM…)"), col("frequency", "text", "How often"), col("duration_days", "integer", "For how many days"), col("quantity", "text", "Quantity to dispense"), col("instructions", "text", "Instructions for the tutor"), col("cancelled_at", "timestamptz", "When it was cancelled (null: active)"), col("cancel_reason", "text", "Why it was cancelled"), ...stamps],
+  },
 ];
 
 export const READABLE_TABLE_NAMES: ReadonlySet<string> = new Set(READABLE_TABLES.map((t) => t.name));
@@ -94,15 +122,20 @@ const CLINIC_SETTING = "(SELECT nullif(current_setting('app.clinic_id', true), '
  * security on each base table shows it only the live rows of the clinic in `app.clinic_id`,
  * applied before any condition of the query that could leak what it reads. The views keep
  * their own clinic filter as a second check. (0008 introduced this; 0009 reads the clinic once
- * per statement instead of once per row.)
+ * per statement instead of once per row; 0012 adds the clinical record's tables, so each table's
+ * view grant and row-level security are stated here too, for tables newer than 0003.)
  */
 export function readerAccessSql(): string[] {
   return READABLE_TABLES.flatMap((t) => {
     const columns = ["clinic_id", ...t.columns.map((c) => c.name)].join(", ");
-    const live = t.name === "invoice_items" ? "" : "deleted_at IS NULL AND ";
+    const live = t.name === "invoice_items" ? "" : `${t.readerRows ?? "deleted_at IS NULL"} AND `;
+    // A view whose rows are narrower than the live ones (signed notes only) says so itself too.
+    const narrower = t.readerRows ? ` AND ${t.readerRows.replace("deleted_at IS NULL AND ", "")}` : "";
     return [
-      `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_barrier = false, security_invoker = true) AS\n  SELECT ${columns} FROM public.${t.name}\n  WHERE clinic_id = ${CLINIC_SETTING}`,
+      `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_barrier = false, security_invoker = true) AS\n  SELECT ${columns} FROM public.${t.name}\n  WHERE clinic_id = ${CLINIC_SETTING}${narrower}`,
+      `GRANT SELECT ON ${VIEW_SCHEMA}.${t.name} TO ${READER_ROLE}`,
       `GRANT SELECT (${columns}) ON public.${t.name} TO ${READER_ROLE}`,
+      `ALTER TABLE public.${t.name} ENABLE ROW LEVEL SECURITY`,
       `DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.${t.name}`,
       `CREATE POLICY mcp_reader_own_clinic ON public.${t.name} FOR SELECT TO ${READER_ROLE} USING (${live}clinic_id = ${CLINIC_SETTING})`,
     ];

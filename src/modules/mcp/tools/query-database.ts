@@ -25,7 +25,7 @@ export const queryDatabaseTool = (): ToolDefinition => ({
   name: "query_database",
   title: "Query clinic data",
   description:
-    "Run one read-only SQL SELECT (PostgreSQL) over this clinic's tables: tutors, patients, visits, alerts, invoices, invoice_items, payments, refunds, tax_documents (see describe_schema). Money columns are integers in the smallest currency unit. Only allowlisted functions; no schema-qualified names.",
+    "Run one read-only SQL SELECT (PostgreSQL) over this clinic's tables: tutors, patients, visits, alerts, invoices, invoice_items, payments, refunds, tax_documents, clinical_notes (signed only), note_addenda, vitals, vaccinations, prescriptions (see describe_schema). Money columns are integers in the smallest currency unit. Only allowlisted functions; no schema-qualified names.",
   scope: "query",
   inputSchema: t.Object({ sql: t.String({ minLength: 1, maxLength: MAX_SQL_LENGTH }) }, { additionalProperties: false }),
   outputSchema: QueryResultSchema,
