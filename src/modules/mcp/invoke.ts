@@ -69,7 +69,7 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
   const key = await runtime.keys.authenticate(request.authorization);
   await runtime.quotas.prepare(key.id);
   const decision = runtime.quotas.admit(key);
-  runtime.noteKeyUsed(key.id);
+  runtime.noteKeyUsed(key);
   const headers = quotaHeaders(decision);
   // A built-in tool's text is known without a lookup, so even a rate-limited call keeps its SQL.
   let sqlText = runtime.registry.get(request.tool)?.logText?.(request.input) ?? null;
