@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { toolJsonSchema } from "../../http/json-schema";
 import { AppError } from "../../lib/errors";
-import { invokeTool } from "./invoke";
+import { invokeTool, type InvokeOutcome } from "./invoke";
 import type { McpRuntime } from "./runtime";
 import pkg from "../../../package.json";
 
@@ -68,12 +68,28 @@ export interface JsonRpcAnswer {
  * into a new one (its body as a stream) to add the app's headers. Every other message goes
  * through a server made for the request.
  */
-export async function handleMcpRequest(runtime: McpRuntime, request: Request, parsedBody: unknown, requestId: string): Promise<Response | JsonRpcAnswer> {
+export async function handleMcpRequest(
+  runtime: McpRuntime,
+  request: Request,
+  parsedBody: unknown,
+  requestId: string,
+  scopeChallenge: (outcome: InvokeOutcome) => Record<string, string> = () => ({}),
+): Promise<Response | JsonRpcAnswer> {
   const authorization = request.headers.get("authorization");
   await runtime.ready;
   const call = plainToolCall(request, parsedBody);
   if (call) {
     const outcome = await invokeTool(runtime, { authorization, tool: call.name, input: call.input, requestId });
+    // An OAuth connection is told over HTTP that it lacks a scope, so its client can ask the owner
+    // for more (a key keeps getting the tool error, as it always has).
+    const challenge = outcome.key.kind === "connection" ? scopeChallenge(outcome) : {};
+    if (challenge["www-authenticate"]) {
+      const error = { code: -32001, message: String(outcome.body.message), data: outcome.body };
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: call.id, error }), {
+        status: 403,
+        headers: { "content-type": "application/json", "x-request-id": requestId, ...outcome.headers, ...challenge },
+      });
+    }
     return { json: `{"result":${toolResultJson(outcome)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}` };
   }
   const key = await runtime.keys.authenticate(authorization);
