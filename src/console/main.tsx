@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Api } from "./api";
 import { I18n, type Language } from "./i18n";
 import { BillingPage, InvoicePage } from "./pages/billing";
+import { ConsentPage } from "./pages/consent";
 import { McpPage } from "./pages/mcp";
 import { SettingsPage } from "./pages/settings";
 import { SignIn } from "./pages/sign-in";
@@ -39,6 +40,12 @@ function Screen({ route }: { route: string[] }) {
       return (
         <OwnerOnly>
           <McpPage />
+        </OwnerOnly>
+      );
+    case "oauth":
+      return (
+        <OwnerOnly>
+          <ConsentPage />
         </OwnerOnly>
       );
     case "settings":

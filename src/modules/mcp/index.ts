@@ -5,7 +5,7 @@ import { toolJsonSchema } from "../../http/json-schema";
 import { isConnectionError } from "../../lib/error-log";
 import { AppError, envelope } from "../../lib/errors";
 import { invokeTool, quotaHeaders } from "./invoke";
-import { assertOriginAllowed, handleMcpRequest } from "./protocol";
+import { assertHostAllowed, assertOriginAllowed, handleMcpRequest } from "./protocol";
 import { nextUtcMidnight } from "../../lib/time";
 import { bearerChallenge, publicOrigin } from "../oauth/metadata";
 
@@ -120,6 +120,7 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
     .post(
       "/",
       async ({ request, body, set }) => {
+        assertHostAllowed(request, config);
         assertOriginAllowed(request, config.mcpAllowedOrigins);
         const requestId = requests.of(request).id;
         const origin = publicOrigin(config, request);

@@ -5,6 +5,8 @@ import { toolJsonSchema } from "../../http/json-schema";
 import { AppError } from "../../lib/errors";
 import { invokeTool, type InvokeOutcome } from "./invoke";
 import type { McpRuntime } from "./runtime";
+import type { Config } from "../../config";
+import { isLoopbackHost } from "../oauth/redirect-uris";
 import pkg from "../../../package.json";
 
 /** Browsers send Origin; a page on another site must not drive a local server (DNS rebinding). */
@@ -14,6 +16,21 @@ export function assertOriginAllowed(request: Request, allowed: readonly string[]
   const host = request.headers.get("host");
   if ((host && URL.parse(origin)?.host === host) || allowed.includes(origin)) return;
   throw new AppError("ORIGIN_NOT_ALLOWED", `Origin ${origin} is not allowed`);
+}
+
+/**
+ * A page on another site can point its own name at this server's address (DNS rebinding) and
+ * reach it with the browser's own credentials and network position; the request then carries
+ * that foreign name as its Host. Only the public URL's host, the listener's own address and
+ * loopback names are served.
+ */
+export function assertHostAllowed(request: Request, config: Pick<Config, "publicUrl" | "host">): void {
+  const raw = request.headers.get("host") ?? new URL(request.url).host;
+  const hostname = URL.parse(`http://${raw}`)?.hostname ?? "";
+  if (isLoopbackHost(hostname)) return;
+  if (config.publicUrl && new URL(config.publicUrl).hostname === hostname) return;
+  if (config.host !== "0.0.0.0" && config.host !== "::" && config.host === hostname) return;
+  throw new AppError("FORBIDDEN", `The Host ${raw} is not this server's: set PUBLIC_URL to the address clients use`, { reason: "host_not_allowed" });
 }
 
 /** A tools/call the SDK would accept as it is: one request, nothing to negotiate. */
