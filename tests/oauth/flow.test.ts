@@ -91,6 +91,9 @@ describe("a connection is a principal like a key", () => {
     await t.context.mcp.flush();
     const rows = await t.database.query<{ tool: string; outcome: string }>("select tool, outcome from mcp_usage_log where api_key_id = $1 order by created_at, id", [connection!.id]);
     expect(rows).toEqual([{ tool: "get_clinic_context", outcome: "ok" }, { tool: "get_clinic_context", outcome: "ok" }, { tool: "query_database", outcome: "denied" }]);
+    // The usage summary (the console's quota column and charts) counts it beside the keys.
+    const summary = await owner.as<{ keys: { api_key_id: string; name: string; quota_used: number; calls: number }[] }>("GET", "/api/v1/mcp/usage/summary");
+    expect(summary.body.keys.find((k) => k.api_key_id === connection!.id)).toMatchObject({ name: "Test assistant", quota_used: 3, calls: 3 });
   });
 
   test("the stored tokens are digests only", async () => {

@@ -55,7 +55,7 @@ class MemoryProvider implements OAuthClientProvider {
   }
 }
 
-const inApp = (url: string | URL, init?: RequestInit) => t.app.handle(new Request(url, init));
+const inApp = (url: string | URL, init?: RequestInit) => t.app.handle(new Request(String(url), init));
 
 /** The browser's part: follow /authorize to the consent page, approve as the owner, come back with the code. */
 async function ownerApproves(authorizationUrl: URL, scopes: string[]): Promise<string> {
