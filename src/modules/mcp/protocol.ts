@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSI
 import { toolJsonSchema } from "../../http/json-schema";
 import { AppError } from "../../lib/errors";
 import { invokeTool, type InvokeOutcome } from "./invoke";
+import { registerSurface, SURFACE_CAPABILITIES } from "./surface";
 import type { McpRuntime } from "./runtime";
 import type { Config } from "../../config";
 import { isLoopbackHost } from "../oauth/redirect-uris";
@@ -111,7 +112,8 @@ export async function handleMcpRequest(
   }
   const key = await runtime.keys.authenticate(authorization);
 
-  const server = new Server({ name: "vet-clinic-service", version: pkg.version }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server({ name: "vet-clinic-service", version: pkg.version }, { capabilities: { tools: { listChanged: false }, ...SURFACE_CAPABILITIES } });
+  registerSurface(server, runtime, key);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await runtime.toolsFor(key)).map((tool) => ({
       name: tool.name,
