@@ -78,9 +78,11 @@ try {
     await page.locator('input[name="rate_limit_per_day"]').fill("25");
     await page.getByRole("button", { name: "Approve" }).click();
     await page.waitForURL(/\/callback\?/);
-    assert(received?.searchParams.get("code"), "the code reaches the client's redirect");
-    assert(received.searchParams.get("iss") === base, "the redirect names the issuer");
-    assert((await auth(provider, { serverUrl, authorizationCode: received.searchParams.get("code")! })) === "AUTHORIZED", "the code is exchanged");
+    const back = received as URL | undefined;
+    const code = back?.searchParams.get("code");
+    assert(code, "the code reaches the client's redirect");
+    assert(back!.searchParams.get("iss") === base, "the redirect names the issuer");
+    assert((await auth(provider, { serverUrl, authorizationCode: code })) === "AUTHORIZED", "the code is exchanged");
   });
 
   await run.check("the connection lists the tools its ticked scopes allow and calls one", async () => {
