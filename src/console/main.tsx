@@ -120,4 +120,6 @@ function Root({ console: c }: { console: Console }) {
 
 const i18n = new I18n();
 document.documentElement.lang = i18n.locale;
-render(<Root console={{ api: new Api(), i18n, notice: signal(null) }} />, document.getElementById("app")!);
+// Inside another site's frame the console renders nothing, so no button of it (the consent page's
+// Approve above all) can be clickjacked; a frame that forbids scripts gets an empty page anyway.
+if (window.top === window.self) render(<Root console={{ api: new Api(), i18n, notice: signal(null) }} />, document.getElementById("app")!);

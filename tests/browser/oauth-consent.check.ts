@@ -109,6 +109,17 @@ try {
     });
     assert(after.status === 401, `an ended connection's token is refused (got ${after.status})`);
   });
+  await run.check("the console sends no Referer, allows only its own scripts, and renders nothing inside another site's frame", async () => {
+    const html = await (await fetch(`${base}/`)).text();
+    assert(html.includes('name="referrer" content="no-referrer"'), "Referrer-Policy no-referrer");
+    assert(html.includes("Content-Security-Policy") && html.includes("default-src 'self'"), "a Content-Security-Policy of its own origin");
+    const framing = await context.newPage();
+    await framing.setContent(`<iframe id="victim" src="${base}/#/mcp" width="800" height="600"></iframe>`);
+    const frame = await (await framing.locator("#victim").elementHandle())!.contentFrame();
+    await frame!.waitForLoadState("load");
+    assert((await frame!.locator("#app").innerHTML()) === "", "nothing is rendered in a frame");
+    await framing.close();
+  });
 } finally {
   callback.stop(true);
   await server.stop();
