@@ -153,12 +153,17 @@ describe("tokens", () => {
     owner = await relogin(t, owner);
   });
 
-  test("an access token stops after its hour", async () => {
-    const { tokens } = await connect();
+  test("an access token stops after its hour; the next refresh clears it from storage", async () => {
+    const { as, client, tokens } = await connect();
     t.clock.advance(3601_000);
     const r = await mcpCall(t, tokens.access_token, { method: "tools/list" });
     expect(r.status).toBe(401);
     expect(r.headers.get("www-authenticate")).toContain("expired");
+    const digest = new Bun.CryptoHasher("sha256").update(tokens.access_token).digest("hex");
+    const stored = async () => (await t.database.query("select 1 from oauth_tokens where token_hash = $1", [digest])).length;
+    expect(await stored()).toBe(1);
+    await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, through(t)));
+    expect(await stored()).toBe(0);
     owner = await relogin(t, owner);
   });
 

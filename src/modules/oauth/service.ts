@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, lt } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { pageOf } from "../../db/clinic-records";
 import { keyset, type PageRequest } from "../../db/keyset";
@@ -206,6 +206,8 @@ export async function decide(ctx: OAuthServiceContext, clinicId: string, userId:
   if (!scopes.length) throw AppError.validation([{ path: "body.scopes", message: "Tick at least one scope to approve" }]);
   const code = `mac_${randomAlphanumeric(40)}`;
   const now = ctx.clock.now();
+  // Codes are kept a day past their expiry (a replay is recognised and ends what it gave), then dropped.
+  await ctx.db.delete(oauthAuthorizationCodes).where(lt(oauthAuthorizationCodes.expires_at, new Date(now.getTime() - 86_400_000)));
   await ctx.db.insert(oauthAuthorizationCodes).values({
     code_hash: sha256Hex(code),
     clinic_id: clinicId,
@@ -234,6 +236,8 @@ export interface TokenAnswer {
 
 async function issueTokens(ctx: ServiceContext, connectionId: string, scopes: readonly string[]): Promise<TokenAnswer> {
   const now = ctx.clock.now();
+  // Each issue clears the connection's expired tokens, so a connection keeps only its live ones.
+  await ctx.db.delete(oauthTokens).where(and(eq(oauthTokens.connection_id, connectionId), lt(oauthTokens.expires_at, now)));
   const access = `mat_${randomAlphanumeric(40)}`;
   const refresh = `mrt_${randomAlphanumeric(40)}`;
   const row = (kind: OAuthTokenKind, value: string, ttl: number) => ({ id: newId(), connection_id: connectionId, kind, token_hash: sha256Hex(value), expires_at: new Date(now.getTime() + ttl * 1000), created_at: now });
