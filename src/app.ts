@@ -17,7 +17,8 @@ import { usersModule } from "./modules/users";
 import { clinicModule } from "./modules/clinic";
 import { healthModule } from "./modules/health";
 import { mcpModule } from "./modules/mcp";
-import { oauthRefusal } from "./modules/mcp/oauth-refusal";
+import { mcpConnectionsModule, OAUTH_FORM_PATHS, oauthModule } from "./modules/oauth";
+import { formBody } from "./http/form-body";
 import { McpRuntime } from "./modules/mcp/runtime";
 import { clinicContextTool } from "./modules/mcp/tools/clinic-context";
 import { describeSchemaTool } from "./modules/mcp/tools/describe-schema";
@@ -49,12 +50,13 @@ function buildRoutes(context: AppContext) {
     .use(requestContext(context.logger, context.requests))
     .use(corsPolicy(context.config))
     .use(errorHandler(context.logger, context.requests))
+    .use(formBody(OAUTH_FORM_PATHS, context.config.maxBodyBytes))
     .use(jsonBody(context.config.maxBodyBytes))
     .use(inputRules(context.declaredInputs))
     .use(apiDocs(context.apiDocument))
     .use(healthModule(context))
     .use(mcpModule(context))
-    .use(oauthRefusal())
+    .use(oauthModule(context))
     .group("/api/v1", (api) =>
       api
         .use(authModule(context))
@@ -72,6 +74,7 @@ function buildRoutes(context: AppContext) {
         .use(operationsModule(context))
         .use(billingModule(context))
         .use(mcpKeysModule(context))
+        .use(mcpConnectionsModule(context))
         .use(mcpReportsModule(context))
         .use(backupsModule(context)),
     );

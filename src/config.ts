@@ -22,6 +22,11 @@ export interface Config {
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   limits: RestLimits;
+  /**
+   * The service's public origin (PUBLIC_URL, no path): the OAuth issuer and the MCP resource
+   * `{publicUrl}/mcp`. Unset, it is the origin the request reached (the listener's URL).
+   */
+  publicUrl?: string;
   /** Browser origins allowed to call POST /mcp besides the server's own. */
   mcpAllowedOrigins: string[];
   /** Browser origins allowed to call the REST API across origins (CORS, credentials included). */
@@ -92,6 +97,17 @@ export function backupIntervalFrom(raw: string | undefined): number | null {
   return Number(match[1]) * UNIT_MS[match[2]!]!;
 }
 
+/** PUBLIC_URL: an http(s) origin such as https://clinic.example.com (a trailing slash is dropped). */
+export function publicUrlFrom(raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  const url = URL.parse(value);
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || (url.pathname !== "/" && url.pathname !== "") || url.search || url.hash || url.username) {
+    throw new Error(`PUBLIC_URL must be an http(s) origin such as https://clinic.example.com, without a path (got "${raw}")`);
+  }
+  return url.origin;
+}
+
 const listFrom = (raw: string | undefined) => (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean);
 
 export function loadConfig(env: Env = process.env): Config {
@@ -113,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: level,
     maxBodyBytes: intFrom(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
     limits: { ...DEFAULT_LIMITS },
+    publicUrl: publicUrlFrom(env.PUBLIC_URL),
     mcpAllowedOrigins: listFrom(env.MCP_ALLOWED_ORIGINS),
     corsOrigins: listFrom(env.CORS_ORIGINS),
     poolSizes: { main: intFrom(env, "DATABASE_POOL_SIZE", 10, 1), query: intFrom(env, "QUERY_POOL_SIZE", 4, 1) },

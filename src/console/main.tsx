@@ -6,6 +6,7 @@ import { Api } from "./api";
 import { I18n, type Language } from "./i18n";
 import { BillingPage, InvoicePage } from "./pages/billing";
 import { DuePage, VisitPage } from "./pages/clinical";
+import { ConsentPage } from "./pages/consent";
 import { McpPage } from "./pages/mcp";
 import { SettingsPage } from "./pages/settings";
 import { SignIn } from "./pages/sign-in";
@@ -44,6 +45,12 @@ function Screen({ route }: { route: string[] }) {
       return (
         <OwnerOnly>
           <McpPage />
+        </OwnerOnly>
+      );
+    case "oauth":
+      return (
+        <OwnerOnly>
+          <ConsentPage />
         </OwnerOnly>
       );
     case "settings":
@@ -119,4 +126,6 @@ function Root({ console: c }: { console: Console }) {
 
 const i18n = new I18n();
 document.documentElement.lang = i18n.locale;
-render(<Root console={{ api: new Api(), i18n, notice: signal(null) }} />, document.getElementById("app")!);
+// Inside another site's frame the console renders nothing, so no button of it (the consent page's
+// Approve above all) can be clickjacked; a frame that forbids scripts gets an empty page anyway.
+if (window.top === window.self) render(<Root console={{ api: new Api(), i18n, notice: signal(null) }} />, document.getElementById("app")!);

@@ -53,7 +53,9 @@ describe("key life cycle", () => {
     const r = await invoke<ErrorBody>(t, key.api_key, "get_clinic_context");
     expect(r.status, r.text).toBe(401);
     expect(r.body.code).toBe("API_KEY_REVOKED");
-    expect(r.headers.get("www-authenticate")).toBe('Bearer error="invalid_token", error_description="The API key has been revoked"');
+    expect(r.headers.get("www-authenticate")).toBe(
+      'Bearer error="invalid_token", error_description="The API key has been revoked", resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp", scope="read query clinic_context"',
+    );
     expect((await owner.as<ApiKeyView>("GET", `/api/v1/mcp/keys/${key.id}`)).body.revoked_at).toBeString();
     const rotate = await owner.as("POST", `/api/v1/mcp/keys/${key.id}/rotate`);
     expect(rotate.status, rotate.text).toBe(409);

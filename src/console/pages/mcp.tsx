@@ -14,6 +14,15 @@ interface ApiKey {
   last_used_at: string | null;
   revoked_at: string | null;
 }
+interface Connection {
+  id: string;
+  client_name: string;
+  redirect_host: string;
+  scopes: string[];
+  rate_limit_per_day: number;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
 interface Summary {
   keys: { api_key_id: string; quota_used: number }[];
 }
@@ -95,6 +104,7 @@ export function McpPage() {
           ))}
         </tbody>
       </table>
+      <Connections round={round} quota={quota} onChanged={refresh} />
       {shown && <NewKeyPanel name={shown.name} apiKey={shown.api_key} />}
       <CreateKey
         onCreated={(created) => {
@@ -104,6 +114,57 @@ export function McpPage() {
       />
       <Usage round={round} />
     </section>
+  );
+}
+
+/** Assistants connected through OAuth, beside the keys: the same quota figures, and an end button. */
+function Connections({ round, quota, onChanged }: { round: number; quota: (id: string) => number; onChanged: () => void }) {
+  const { api, i18n } = useConsole();
+  const clinic = useClinic();
+  const connections = useLoad(() => api.get<Page<Connection>>("/mcp/connections", { limit: 200 }), [round]);
+  const { busy, run } = useAction();
+  const end = (connection: Connection) => run(() => api.remove(`/mcp/connections/${connection.id}`)).then(onChanged);
+  if (!connections.data?.data.length) return null;
+  return (
+    <>
+      <h2>{i18n.t("mcp.connections")}</h2>
+      <table data-testid="connections">
+        <thead>
+          <tr>
+            <th scope="col">{i18n.t("mcp.client")}</th>
+            <th scope="col">{i18n.t("mcp.scopes")}</th>
+            <th scope="col" class="num">
+              {i18n.t("mcp.quotaToday")}
+            </th>
+            <th scope="col">{i18n.t("mcp.lastUse")}</th>
+            <th scope="col">{i18n.t("common.actions")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {connections.data.data.map((connection) => (
+            <tr>
+              <td>
+                {connection.client_name} <small>({connection.redirect_host})</small>
+              </td>
+              <td>{connection.scopes.join(", ")}</td>
+              <td class="num">
+                {quota(connection.id)} / {connection.rate_limit_per_day}
+              </td>
+              <td>{connection.last_used_at ? i18n.dateTime(connection.last_used_at, clinic.timezone) : i18n.t("mcp.never")}</td>
+              <td class="actions">
+                {connection.revoked_at ? (
+                  <span class="badge void">{i18n.t("mcp.ended")}</span>
+                ) : (
+                  <button type="button" class="danger" disabled={busy} onClick={() => end(connection)}>
+                    {i18n.t("mcp.end")} <span class="visually-hidden">{connection.client_name}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 

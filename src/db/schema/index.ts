@@ -4,3 +4,4 @@ export * from "./billing";
 export * from "./mcp";
 export * from "./quotas";
 export * from "./clinical";
+export * from "./oauth";

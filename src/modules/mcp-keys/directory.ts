@@ -1,12 +1,14 @@
 import { and, eq } from "drizzle-orm";
 import type { Database, Subscription } from "../../db/client";
 import { silentLogger, type Logger } from "../../lib/logger";
-import { apiKeys, clinics, type ApiKeyScope, type Plan } from "../../db/schema";
+import { apiKeys, clinics, oauthConnections, oauthTokens, type ApiKeyScope, type Plan } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
 import { randomAlphanumeric, sha256Hex } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 
 export const API_KEY_PATTERN = /^svc_[A-Za-z0-9]{32}$/;
+/** An OAuth access token of an approved connection (opaque; only its digest is stored). */
+export const ACCESS_TOKEN_PATTERN = /^mat_[A-Za-z0-9]{40}$/;
 export const KEY_CHANGES_CHANNEL = "vet_api_key_changes";
 
 /** Burst cap per plan (interface spec, Limits); enterprise clinics carry their own. */
@@ -27,9 +29,18 @@ function keyRefused(code: "INVALID_API_KEY" | "API_KEY_REVOKED" | "API_KEY_EXPIR
   return new AppError(code, message, undefined, { "www-authenticate": `Bearer error="invalid_token", error_description="${message}"` });
 }
 
-/** What a call needs to know about its key; cached in process. */
+/** A refused OAuth access token, with RFC 6750's `invalid_token`. */
+function tokenRefused(code: "INVALID_TOKEN" | "TOKEN_EXPIRED", message: string): AppError {
+  return new AppError(code, message, undefined, { "www-authenticate": `Bearer error="invalid_token", error_description="${message}"` });
+}
+
+/**
+ * What a call needs to know about its caller, an API key or an approved OAuth connection (whose
+ * `id` is the connection's, and `expiresAt` its access token's); cached in process.
+ */
 export interface KeyPrincipal {
   id: string;
+  kind: "key" | "connection";
   clinicId: string;
   scopes: ApiKeyScope[];
   rateLimitPerDay: number;
@@ -64,7 +75,8 @@ export type KeyRevocationMode = "notify" | "expiring";
  */
 export class ApiKeyDirectory {
   private readonly byHash = new Map<string, { principal: KeyPrincipal; cachedAt: number }>();
-  private readonly hashById = new Map<string, string>();
+  /** A key has one digest; a connection one per live access token. */
+  private readonly hashesById = new Map<string, Set<string>>();
   private subscription: Subscription | undefined;
   /** The listener's connection is up and subscribed. */
   private subscribed = false;
@@ -174,31 +186,39 @@ export class ApiKeyDirectory {
 
   private clearCache(): void {
     this.byHash.clear();
-    this.hashById.clear();
+    this.hashesById.clear();
   }
 
-  /** Resolves a Bearer value to its key, or throws the contract's 401. */
+  /** Resolves a Bearer value to its key or connection, or throws the contract's 401. */
   async authenticate(authorization: string | null): Promise<KeyPrincipal> {
-    if (!authorization) throw new AppError("AUTH_REQUIRED", "This endpoint needs the clinic's MCP API key: send Authorization: Bearer svc_…");
+    if (!authorization) throw new AppError("AUTH_REQUIRED", "This endpoint needs the clinic's MCP API key (Authorization: Bearer svc_…) or an OAuth access token");
     const value = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    const kind = value && API_KEY_PATTERN.test(value) ? "key" : value && ACCESS_TOKEN_PATTERN.test(value) ? "connection" : undefined;
     // A malformed value never reaches the database.
-    if (!value || !API_KEY_PATTERN.test(value)) throw keyRefused("INVALID_API_KEY", "The API key is not valid");
+    if (!value || !kind) throw keyRefused("INVALID_API_KEY", "The API key is not valid");
     const hash = sha256Hex(value);
     const now = this.clock.now();
     let entry = this.byHash.get(hash);
     const ttl = this.heard ? CACHE_TTL_MS : EXPIRING_CACHE_TTL_MS;
     if (!entry || now.getTime() - entry.cachedAt >= ttl) {
       const trustedBefore = this.heard;
-      const principal = await this.load(hash);
-      if (!principal) throw keyRefused("INVALID_API_KEY", "The API key is not valid");
+      const principal = kind === "key" ? await this.loadKey(hash) : await this.loadConnection(hash);
+      if (!principal) throw kind === "key" ? keyRefused("INVALID_API_KEY", "The API key is not valid") : tokenRefused("INVALID_TOKEN", "The access token is not valid");
       entry = { principal, cachedAt: now.getTime() };
       // Read under one trust, kept under the same (a change of trust meanwhile emptied the cache).
       if (trustedBefore === this.heard) {
         this.byHash.set(hash, entry);
-        this.hashById.set(principal.id, hash);
+        const hashes = this.hashesById.get(principal.id) ?? new Set<string>();
+        hashes.add(hash);
+        this.hashesById.set(principal.id, hashes);
       }
     }
     const { principal } = entry;
+    if (principal.kind === "connection") {
+      if (principal.revokedAt) throw tokenRefused("INVALID_TOKEN", "The connection has been ended by the clinic's owner");
+      if (principal.expiresAt && principal.expiresAt <= now) throw tokenRefused("TOKEN_EXPIRED", "The access token has expired");
+      return principal;
+    }
     if (principal.revokedAt) throw keyRefused("API_KEY_REVOKED", "The API key has been revoked");
     if (principal.expiresAt && principal.expiresAt <= now) throw keyRefused("API_KEY_EXPIRED", "The API key has expired");
     return principal;
@@ -235,12 +255,34 @@ export class ApiKeyDirectory {
   }
 
   evictLocal(keyId: string): void {
-    const hash = this.hashById.get(keyId);
-    if (hash) this.byHash.delete(hash);
-    this.hashById.delete(keyId);
+    for (const hash of this.hashesById.get(keyId) ?? []) this.byHash.delete(hash);
+    this.hashesById.delete(keyId);
   }
 
-  private async load(hash: string): Promise<KeyPrincipal | undefined> {
+  private async loadConnection(hash: string): Promise<KeyPrincipal | undefined> {
+    const [row] = await this.database.db
+      .select({ connection: oauthConnections, expiresAt: oauthTokens.expires_at, plan: clinics.plan, clinicBurst: clinics.burst_per_minute, timezone: clinics.timezone, currency: clinics.currency })
+      .from(oauthTokens)
+      .innerJoin(oauthConnections, eq(oauthConnections.id, oauthTokens.connection_id))
+      .innerJoin(clinics, eq(clinics.id, oauthConnections.clinic_id))
+      .where(and(eq(oauthTokens.token_hash, hash), eq(oauthTokens.kind, "access")))
+      .limit(1);
+    if (!row) return undefined;
+    return {
+      id: row.connection.id,
+      kind: "connection",
+      clinicId: row.connection.clinic_id,
+      scopes: row.connection.scopes,
+      rateLimitPerDay: row.connection.rate_limit_per_day,
+      burstPerMinute: burstFor(row.plan, row.clinicBurst),
+      expiresAt: row.expiresAt,
+      revokedAt: row.connection.revoked_at,
+      clinicTimezone: row.timezone,
+      clinicCurrency: row.currency,
+    };
+  }
+
+  private async loadKey(hash: string): Promise<KeyPrincipal | undefined> {
     const [row] = await this.database.db
       .select({ key: apiKeys, plan: clinics.plan, clinicBurst: clinics.burst_per_minute, timezone: clinics.timezone, currency: clinics.currency })
       .from(apiKeys)
@@ -250,6 +292,7 @@ export class ApiKeyDirectory {
     if (!row) return undefined;
     return {
       id: row.key.id,
+      kind: "key",
       clinicId: row.key.clinic_id,
       scopes: row.key.scopes,
       rateLimitPerDay: row.key.rate_limit_per_day,

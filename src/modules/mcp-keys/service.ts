@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { pageOf, withinDays } from "../../db/clinic-records";
-import { apiKeys, clinics, mcpUsageLog, quotaCounters, type UsageOutcome } from "../../db/schema";
+import { apiKeys, clinics, mcpUsageLog, oauthConnections, quotaCounters, type UsageOutcome } from "../../db/schema";
 import { ascending, keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
@@ -133,6 +133,17 @@ export async function usageSummary(ctx: ServiceContext, clinicId: string, date: 
     .leftJoin(quotaCounters, and(eq(quotaCounters.api_key_id, apiKeys.id), eq(quotaCounters.day, day)))
     .where(eq(apiKeys.clinic_id, clinicId))
     .orderBy(...ascending([apiKeys.created_at, apiKeys.id]));
+  // OAuth connections are principals like keys: listed after them, named by their client.
+  const connections = await ctx.db
+    .select({ connection: oauthConnections, quota: quotaCounters.count })
+    .from(oauthConnections)
+    .leftJoin(quotaCounters, and(eq(quotaCounters.api_key_id, oauthConnections.id), eq(quotaCounters.day, day)))
+    .where(eq(oauthConnections.clinic_id, clinicId))
+    .orderBy(...ascending([oauthConnections.created_at, oauthConnections.id]));
+  const principals = [
+    ...keys.map(({ key, quota }) => ({ id: key.id, name: key.name, key_prefix: key.key_prefix, rate_limit_per_day: key.rate_limit_per_day, quota })),
+    ...connections.map(({ connection, quota }) => ({ id: connection.id, name: connection.client_name, key_prefix: "oauth", rate_limit_per_day: connection.rate_limit_per_day, quota })),
+  ];
   const rows = await ctx.db
     .select({ keyId: mcpUsageLog.api_key_id, tool: mcpUsageLog.tool, outcome: mcpUsageLog.outcome, calls: sql<number>`count(*)::int` })
     .from(mcpUsageLog)
@@ -141,7 +152,7 @@ export async function usageSummary(ctx: ServiceContext, clinicId: string, date: 
   return {
     date: day,
     generated_at: rfc3339(ctx.clock.now()),
-    keys: keys.map(({ key, quota }) => {
+    keys: principals.map((key) => {
       const tools = new Map<string, { tool: string; calls: number; outcomes: Record<string, number> }>();
       for (const row of rows.filter((r) => r.keyId === key.id)) {
         const entry = tools.get(row.tool) ?? { tool: row.tool, calls: 0, outcomes: {} };
@@ -155,7 +166,7 @@ export async function usageSummary(ctx: ServiceContext, clinicId: string, date: 
         name: key.name,
         key_prefix: key.key_prefix,
         rate_limit_per_day: key.rate_limit_per_day,
-        quota_used: quota ?? 0,
+        quota_used: key.quota ?? 0,
         calls: list.reduce((sum, t) => sum + t.calls, 0),
         tools: list,
       };

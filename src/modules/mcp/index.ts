@@ -5,8 +5,32 @@ import { toolJsonSchema } from "../../http/json-schema";
 import { isConnectionError } from "../../lib/error-log";
 import { AppError, envelope } from "../../lib/errors";
 import { invokeTool, quotaHeaders } from "./invoke";
-import { assertOriginAllowed, handleMcpRequest } from "./protocol";
+import { assertHostAllowed, assertOriginAllowed, handleMcpRequest } from "./protocol";
 import { nextUtcMidnight } from "../../lib/time";
+import { bearerChallenge, publicOrigin } from "../oauth/metadata";
+
+/**
+ * A 401 from the MCP endpoints tells an OAuth client where to start (RFC 9728 §5.1): the
+ * protected-resource metadata and the scopes to ask for; `invalid_token` when a credential was
+ * sent and refused, nothing more when none was.
+ */
+async function challenged<T>(request: Request, origin: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status !== 401) throw error;
+    const refused = error.code !== "AUTH_REQUIRED";
+    const challenge = bearerChallenge(origin, refused ? { error: "invalid_token", description: error.message } : {});
+    throw new AppError(error.code, error.message, error.details, { ...error.headers, "www-authenticate": challenge });
+  }
+}
+
+/** A 403 for a missing scope carries the scope to ask for, so an OAuth client can step up (RFC 6750 §3.1). */
+function scopeChallenge(outcome: { status: number; body: Record<string, unknown> }, origin: string): Record<string, string> {
+  const details = outcome.body.details as { required_scope?: string } | undefined;
+  if (outcome.status !== 403 || outcome.body.code !== "INSUFFICIENT_SCOPE" || !details?.required_scope) return {};
+  return { "www-authenticate": bearerChallenge(origin, { error: "insufficient_scope", scopes: [details.required_scope] }) };
+}
 
 const ToolInfo = t.Object({
   name: t.String(),
@@ -59,7 +83,7 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
       "/tools",
       async ({ request, set }) => {
         await mcp.ready;
-        const key = await mcp.keys.authenticate(request.headers.get("authorization"));
+        const key = await challenged(request, publicOrigin(config, request), () => mcp.keys.authenticate(request.headers.get("authorization")));
         await mcp.quotas.prepare(key.id);
         const used = mcp.quotas.used(key.id);
         Object.assign(set.headers, quotaHeaders({ limit: key.rateLimitPerDay, remaining: key.rateLimitPerDay - used, resetAt: nextUtcMidnight(clock.now()) }));
@@ -80,9 +104,10 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
       "/tools/:tool/invoke",
       async ({ params, body, request, set, status }) => {
         const requestId = requests.of(request).id;
-        const outcome = await invokeTool(mcp, { authorization: request.headers.get("authorization"), tool: params.tool, input: body, requestId });
+        const origin = publicOrigin(config, request);
+        const outcome = await challenged(request, origin, () => invokeTool(mcp, { authorization: request.headers.get("authorization"), tool: params.tool, input: body, requestId }));
         requests.of(request).clinicId = outcome.key.clinicId;
-        Object.assign(set.headers, outcome.headers);
+        Object.assign(set.headers, outcome.headers, scopeChallenge(outcome, origin));
         return status(outcome.status as 200, outcome.body);
       },
       {
@@ -95,10 +120,12 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
     .post(
       "/",
       async ({ request, body, set }) => {
+        assertHostAllowed(request, config);
         assertOriginAllowed(request, config.mcpAllowedOrigins);
         const requestId = requests.of(request).id;
+        const origin = publicOrigin(config, request);
         try {
-          const answer = await handleMcpRequest(mcp, request, body, requestId);
+          const answer = await challenged(request, origin, () => handleMcpRequest(mcp, request, body, requestId, (outcome) => scopeChallenge(outcome, origin)));
           if (answer instanceof Response) return answer;
           set.headers["content-type"] = "application/json";
           return answer.json;
@@ -113,13 +140,16 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
           400: t.Union([ErrorEnvelope, JsonRpcError("A JSON-RPC error: an unsupported MCP-Protocol-Version or a message that is not JSON-RPC")], {
             description: "INVALID_JSON in the envelope (the body is not JSON), or a JSON-RPC error from the protocol",
           }),
+          403: t.Union([ErrorEnvelope, JsonRpcError("A JSON-RPC error: an OAuth connection called a tool outside its scopes (WWW-Authenticate names the scope to ask for)")], {
+            description: "ORIGIN_NOT_ALLOWED or HOST_NOT_ALLOWED in the envelope, or insufficient_scope for an OAuth connection",
+          }),
           406: JsonRpcError("The client must accept application/json and text/event-stream"),
           415: t.Union([ErrorEnvelope, JsonRpcError("Content-Type must be application/json")], { description: "UNSUPPORTED_MEDIA_TYPE" }),
           503: JsonRpcError("A JSON-RPC error: the database is unavailable (the envelope is its data)"),
         },
         detail: {
           summary: "Model Context Protocol (Streamable HTTP, stateless, JSON responses)",
-          "x-statuses": { "202": "Accepted: the message was a notification or a response", "403": "ORIGIN_NOT_ALLOWED (a browser origin not in MCP_ALLOWED_ORIGINS)" },
+          "x-statuses": { "202": "Accepted: the message was a notification or a response" },
         },
       },
     )

@@ -68,7 +68,7 @@ export async function invokeTool(runtime: McpRuntime, request: InvokeRequest): P
   await runtime.ready;
   const key = await runtime.keys.authenticate(request.authorization);
   const decision = await runtime.quotas.admit(key);
-  runtime.noteKeyUsed(key.id);
+  runtime.noteKeyUsed(key);
   const headers = quotaHeaders(decision);
   // A built-in tool's text is known without a lookup, so even a rate-limited call keeps its SQL.
   let sqlText = runtime.registry.get(request.tool)?.logText?.(request.input) ?? null;

@@ -3,8 +3,11 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { toolJsonSchema } from "../../http/json-schema";
 import { AppError } from "../../lib/errors";
-import { invokeTool } from "./invoke";
+import { invokeTool, type InvokeOutcome } from "./invoke";
+import { registerSurface, SURFACE_CAPABILITIES } from "./surface";
 import type { McpRuntime } from "./runtime";
+import type { Config } from "../../config";
+import { isLoopbackHost } from "../oauth/redirect-uris";
 import pkg from "../../../package.json";
 
 /** Browsers send Origin; a page on another site must not drive a local server (DNS rebinding). */
@@ -14,6 +17,21 @@ export function assertOriginAllowed(request: Request, allowed: readonly string[]
   const host = request.headers.get("host");
   if ((host && URL.parse(origin)?.host === host) || allowed.includes(origin)) return;
   throw new AppError("ORIGIN_NOT_ALLOWED", `Origin ${origin} is not allowed`);
+}
+
+/**
+ * A page on another site can point its own name at this server's address (DNS rebinding) and
+ * reach it with the browser's own credentials and network position; the request then carries
+ * that foreign name as its Host. Only the public URL's host, the listener's own address and
+ * loopback names are served.
+ */
+export function assertHostAllowed(request: Request, config: Pick<Config, "publicUrl" | "host">): void {
+  const raw = request.headers.get("host") ?? new URL(request.url).host;
+  const hostname = URL.parse(`http://${raw}`)?.hostname ?? "";
+  if (isLoopbackHost(hostname)) return;
+  if (config.publicUrl && new URL(config.publicUrl).hostname === hostname) return;
+  if (config.host !== "0.0.0.0" && config.host !== "::" && config.host === hostname) return;
+  throw new AppError("FORBIDDEN", `The Host ${raw} is not this server's: set PUBLIC_URL to the address clients use`, { reason: "host_not_allowed" });
 }
 
 /** A tools/call the SDK would accept as it is: one request, nothing to negotiate. */
@@ -68,17 +86,34 @@ export interface JsonRpcAnswer {
  * into a new one (its body as a stream) to add the app's headers. Every other message goes
  * through a server made for the request.
  */
-export async function handleMcpRequest(runtime: McpRuntime, request: Request, parsedBody: unknown, requestId: string): Promise<Response | JsonRpcAnswer> {
+export async function handleMcpRequest(
+  runtime: McpRuntime,
+  request: Request,
+  parsedBody: unknown,
+  requestId: string,
+  scopeChallenge: (outcome: InvokeOutcome) => Record<string, string> = () => ({}),
+): Promise<Response | JsonRpcAnswer> {
   const authorization = request.headers.get("authorization");
   await runtime.ready;
   const call = plainToolCall(request, parsedBody);
   if (call) {
     const outcome = await invokeTool(runtime, { authorization, tool: call.name, input: call.input, requestId });
+    // An OAuth connection is told over HTTP that it lacks a scope, so its client can ask the owner
+    // for more (a key keeps getting the tool error, as it always has).
+    const challenge = outcome.key.kind === "connection" ? scopeChallenge(outcome) : {};
+    if (challenge["www-authenticate"]) {
+      const error = { code: -32001, message: String(outcome.body.message), data: outcome.body };
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: call.id, error }), {
+        status: 403,
+        headers: { "content-type": "application/json", "x-request-id": requestId, ...outcome.headers, ...challenge },
+      });
+    }
     return { json: `{"result":${toolResultJson(outcome)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}` };
   }
   const key = await runtime.keys.authenticate(authorization);
 
-  const server = new Server({ name: "vet-clinic-service", version: pkg.version }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server({ name: "vet-clinic-service", version: pkg.version }, { capabilities: { tools: { listChanged: false }, ...SURFACE_CAPABILITIES } });
+  registerSurface(server, runtime, key);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await runtime.toolsFor(key)).map((tool) => ({
       name: tool.name,

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Config } from "../../config";
 import type { Database } from "../../db/client";
-import { apiKeys } from "../../db/schema";
+import { apiKeys, oauthConnections } from "../../db/schema";
 import type { Clock } from "../../lib/clock";
 import { loggableError } from "../../lib/error-log";
 import type { Logger } from "../../lib/logger";
@@ -35,7 +35,7 @@ export class McpRuntime {
   readonly reports: ReportCatalog;
   readonly sql: SqlEngine;
   readonly ready: Promise<void>;
-  private readonly usedSinceFlush = new Map<string, Date>();
+  private readonly usedSinceFlush = new Map<string, { at: Date; kind: KeyPrincipal["kind"] }>();
   private readonly lastUsedWritten = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private flushing: Promise<void> | undefined;
@@ -71,9 +71,9 @@ export class McpRuntime {
     return this.registry.get(name) ?? (await this.reports.find(key.clinicId, name));
   }
 
-  /** Remembers that a key was used; `last_used_at` is written by the flush, at most once a minute per key. */
-  noteKeyUsed(keyId: string): void {
-    this.usedSinceFlush.set(keyId, this.deps.clock.now());
+  /** Remembers that a key or connection was used; `last_used_at` is written by the flush, at most once a minute each. */
+  noteKeyUsed(key: Pick<KeyPrincipal, "id" | "kind">): void {
+    this.usedSinceFlush.set(key.id, { at: this.deps.clock.now(), kind: key.kind });
   }
 
   /**
@@ -138,15 +138,16 @@ export class McpRuntime {
   }
 
   private async writeLastUsed(): Promise<void> {
-    for (const [keyId, at] of [...this.usedSinceFlush]) {
+    for (const [keyId, { at, kind }] of [...this.usedSinceFlush]) {
       this.usedSinceFlush.delete(keyId);
       const written = this.lastUsedWritten.get(keyId);
       if (written !== undefined && at.getTime() - written < LAST_USED_WRITE_INTERVAL_MS) continue;
       const threshold = new Date(at.getTime() - LAST_USED_WRITE_INTERVAL_MS);
+      const table = kind === "key" ? apiKeys : oauthConnections;
       await this.deps.database.db
-        .update(apiKeys)
+        .update(table)
         .set({ last_used_at: at })
-        .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.last_used_at), lt(apiKeys.last_used_at, threshold))));
+        .where(and(eq(table.id, keyId), or(isNull(table.last_used_at), lt(table.last_used_at, threshold))));
       this.lastUsedWritten.set(keyId, at.getTime());
     }
   }

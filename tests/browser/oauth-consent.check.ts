@@ -1,0 +1,128 @@
+/**
+ * An assistant connects with OAuth and the owner approves it in the console, in a real browser:
+ * the official SDK client's OAuth (`@modelcontextprotocol/sdk/client/auth.js`) against a
+ * spawned server, headless Chromium following the authorization URL to the console's consent
+ * page (sign-in first), ticking scopes and a quota, approving, and the code reaching the client's
+ * loopback redirect; then tools through the connection, the connection on the MCP page, and
+ * its end from there. `bun run test:browser` runs it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { call, startServer } from "../helpers/server-process";
+import { assert, BrowserRun } from "./harness";
+
+const PASSWORD = "a long password";
+const run = await BrowserRun.launch();
+const dataDir = mkdtempSync(join(tmpdir(), "vet-oauth-consent-"));
+const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" });
+const base = server.baseUrl.replace("localhost", "127.0.0.1");
+await call(base, "POST", "/api/v1/auth/register", { json: { email: "owner@consent.test", password: PASSWORD, name: "Owner", clinic_name: "Consent Clinic" } });
+
+// The client's loopback redirect: it receives the code the browser brings back.
+let received: URL | undefined;
+const callback = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname === "/callback") received = url; // not the browser's favicon request
+    return new Response("You can close this window.");
+  },
+});
+const redirectUrl = `http://127.0.0.1:${callback.port}/callback`;
+
+class Provider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  stored: OAuthTokens | undefined;
+  verifier = "";
+  authorizationUrl: URL | undefined;
+  get redirectUrl() {
+    return redirectUrl;
+  }
+  get clientMetadata() {
+    return { client_name: "Browser-tested assistant", redirect_uris: [redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+  }
+  // This server requires state (the SDK sends one only when the provider makes it).
+  state = () => crypto.randomUUID();
+  clientInformation = () => this.client;
+  saveClientInformation = (info: OAuthClientInformationMixed) => void (this.client = info);
+  tokens = () => this.stored;
+  saveTokens = (tokens: OAuthTokens) => void (this.stored = tokens);
+  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
+  saveCodeVerifier = (verifier: string) => void (this.verifier = verifier);
+  codeVerifier = () => this.verifier;
+}
+
+const provider = new Provider();
+const serverUrl = `${base}/mcp`;
+try {
+  const context = await run.context();
+  const page = await context.newPage();
+
+  await run.check("the SDK client discovers and registers, and the owner approves it on the consent page after signing in", async () => {
+    assert((await auth(provider, { serverUrl })) === "REDIRECT", "the client should be sent to authorize");
+    await page.goto(provider.authorizationUrl!.toString());
+    await page.locator('input[name="email"]').fill("owner@consent.test");
+    await page.locator('input[name="password"]').fill(PASSWORD);
+    await page.locator('button[type="submit"]').click();
+    await page.getByTestId("client-name").waitFor();
+    assert((await page.getByTestId("client-name").textContent()) === "Browser-tested assistant", "the consent page names the client");
+    assert((await page.getByTestId("redirect-host").textContent()) === `127.0.0.1:${callback.port}`, "the consent page shows where the browser goes back");
+    assert(await page.getByTestId("loopback-warning").isVisible(), "a loopback-only client is warned about");
+    await page.locator('input[name="scope"][value="query"]').uncheck();
+    await page.locator('input[name="rate_limit_per_day"]').fill("25");
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.waitForURL(/\/callback\?/);
+    const back = received as URL | undefined;
+    const code = back?.searchParams.get("code");
+    assert(code, "the code reaches the client's redirect");
+    assert(back!.searchParams.get("iss") === base, "the redirect names the issuer");
+    assert((await auth(provider, { serverUrl, authorizationCode: code })) === "AUTHORIZED", "the code is exchanged");
+  });
+
+  await run.check("the connection lists the tools its ticked scopes allow and calls one", async () => {
+    const client = new Client({ name: "browser-oauth", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider }));
+    const tools = (await client.listTools()).tools.map((tool) => tool.name);
+    assert(tools.includes("get_clinic_context") && !tools.includes("query_database"), `tools: ${tools.join(", ")}`);
+    const result = await client.callTool({ name: "get_clinic_context", arguments: {} });
+    assert(!result.isError, "the tool call succeeds");
+    await client.close();
+  });
+
+  await run.check("the MCP page shows the connection beside the keys, and ending it stops its token at once", async () => {
+    await page.goto(`${base}/#/mcp`);
+    const row = page.getByTestId("connections").locator("tr", { hasText: "Browser-tested assistant" });
+    await row.waitFor();
+    assert((await row.textContent())?.includes("/ 25"), "the quota column shows the approved daily quota");
+    await row.getByRole("button", { name: /End/ }).click();
+    await row.getByText("Ended").waitFor();
+    const after = await fetch(serverUrl, {
+      method: "POST",
+      headers: { authorization: `Bearer ${provider.stored!.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    assert(after.status === 401, `an ended connection's token is refused (got ${after.status})`);
+  });
+  await run.check("the console sends no Referer, allows only its own scripts, and renders nothing inside another site's frame", async () => {
+    const html = await (await fetch(`${base}/`)).text();
+    assert(html.includes('name="referrer" content="no-referrer"'), "Referrer-Policy no-referrer");
+    assert(html.includes("Content-Security-Policy") && html.includes("default-src 'self'"), "a Content-Security-Policy of its own origin");
+    const framing = await context.newPage();
+    await framing.setContent(`<iframe id="victim" src="${base}/#/mcp" width="800" height="600"></iframe>`);
+    const frame = await (await framing.locator("#victim").elementHandle())!.contentFrame();
+    await frame!.waitForLoadState("load");
+    assert((await frame!.locator("#app").innerHTML()) === "", "nothing is rendered in a frame");
+    await framing.close();
+  });
+} finally {
+  callback.stop(true);
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(await run.finish());
