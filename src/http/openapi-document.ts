@@ -67,6 +67,8 @@ function responseHeaders(status: string, path: string, secured: boolean, idempot
   const headers: Json = { "X-Request-ID": { ...header("The request id (echoed when the client sent a safe one)"), required: true } };
   if ((secured && !path.startsWith("/mcp")) || hints.rateLimited) Object.assign(headers, RATE_HEADERS);
   if (status === "401") headers["WWW-Authenticate"] = header("Bearer: the credential this route takes");
+  // An OAuth connection calling outside its scopes is told which scope to ask for (RFC 6750 insufficient_scope).
+  if (status === "403" && path.startsWith("/mcp")) headers["WWW-Authenticate"] = header('Bearer error="insufficient_scope" with the scope needed, when an OAuth connection lacks it');
   if (status === "405") headers.Allow = header("The methods the path answers");
   if (status === "429" || status === "503") headers["Retry-After"] = header("Seconds to wait before retrying", { type: "integer" });
   if (idempotent && status === "200") headers["Idempotent-Replayed"] = header("true when this is a replay of an earlier response with the same Idempotency-Key");

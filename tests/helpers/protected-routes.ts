@@ -18,6 +18,8 @@ export interface ProtectedRoute {
   body?: (seeded: string | undefined) => unknown;
   /** Creates a record in the owner's clinic and returns its id (for `:id` routes). */
   seed?: (t: TestApp, owner: ClinicSession) => Promise<string>;
+  /** A valid query string (with its `?`) for routes whose query is required. */
+  query?: string;
   /** The GET path that shows the seeded record (default: `path`), to check a refusal changed nothing. */
   readBack?: string;
 }
@@ -140,6 +142,10 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/admin/backups", roles: ["owner"] },
   { method: "GET", path: "/mcp/usage/summary", roles: ["owner"] },
   { method: "GET", path: "/mcp/usage/daily", roles: ["owner"] },
+  { method: "GET", path: "/mcp/authorization-requests", roles: ["owner"], query: "?request=not.a.sealed.request" },
+  { method: "POST", path: "/mcp/authorization-requests/decision", roles: ["owner"], body: () => ({ request: "not.a.sealed.request", approve: false }) },
+  { method: "GET", path: "/mcp/connections", roles: ["owner"] },
+  { method: "DELETE", path: "/mcp/connections/:id", roles: ["owner"] },
   { method: "POST", path: "/auth/logout" },
   { method: "GET", path: "/auth/me" },
   { method: "POST", path: "/auth/password", body: () => ({ current_password: "not the password", new_password: "a new long password" }) },

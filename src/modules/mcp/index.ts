@@ -149,6 +149,7 @@ export const mcpModule = ({ mcp, database, config, clock, requests }: AppContext
         },
         detail: {
           summary: "Model Context Protocol (Streamable HTTP, stateless, JSON responses)",
+          "x-rate-limited": true,
           "x-statuses": { "202": "Accepted: the message was a notification or a response" },
         },
       },
