@@ -11,6 +11,8 @@ import { DeclaredInputs, inputRules } from "./http/input-rules";
 import { Paginator } from "./http/pagination";
 import { RestRateLimits } from "./http/rate-limit";
 import { requestContext, RequestStates } from "./http/request-context";
+import { changeContext } from "./http/change-context";
+import { auditModule } from "./modules/audit";
 import { hmacSha256 } from "./lib/crypto";
 import { authModule } from "./modules/auth";
 import { usersModule } from "./modules/users";
@@ -42,6 +44,7 @@ export interface BuiltApp {
 function buildRoutes(context: AppContext) {
   return new Elysia({ name: "vet-clinic-service", serve: { routes: consoleRoutes } })
     .use(requestContext(context.logger, context.requests))
+    .use(changeContext(context.database.changeContexts, context.clock, context.requests))
     .use(corsPolicy(context.config))
     .use(errorHandler(context.logger, context.requests))
     .use(jsonBody(context.config.maxBodyBytes))
@@ -63,7 +66,8 @@ function buildRoutes(context: AppContext) {
         .use(billingModule(context))
         .use(mcpKeysModule(context))
         .use(mcpReportsModule(context))
-        .use(backupsModule(context)),
+        .use(backupsModule(context))
+        .use(auditModule(context)),
     );
 }
 
@@ -82,7 +86,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     // Cursors are signed with a key derived from the JWT secret, never the secret itself.
     paginator: new Paginator(hmacSha256(deps.config.jwtSecret, "cursor-signing")),
     lifecycle: createLifecycle(),
-    auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits, requests }),
+    auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits, requests, changeContexts: deps.database.changeContexts }),
     idempotency: idempotency(services),
     declaredInputs: new DeclaredInputs(),
     apiDocument: new ApiDocument(),
