@@ -103,7 +103,7 @@ describe("the event log", () => {
     expect(ids.indexOf(b)).toBeGreaterThanOrEqual(0);
     expect(ids.indexOf(b)).toBeLessThan(ids.indexOf(a));
     const today = t.clock.now().toISOString().slice(0, 10);
-    expect((await audit(`?action=tutor.created&date_from=${today}`)).map((e) => e.entity.id)).toEqual([b]);
+    expect((await audit(`?action=tutor.created&date_from=${today}&date_to=${today}`)).map((e) => e.entity.id)).toEqual([b]);
     expect((await audit(`?actor_id=${owner.user.id}&limit=1`)).length).toBe(1);
     const first = await owner.as<CursorPageBody<EventView>>("GET", "/api/v1/audit?limit=1");
     const next = await owner.as<CursorPageBody<EventView>>("GET", `/api/v1/audit?limit=1&cursor=${first.body.next_cursor}`);
