@@ -111,7 +111,9 @@ BEGIN
   INSERT INTO webhook_deliveries (id, clinic_id, endpoint_id, event_id, state, attempts, next_attempt_at, created_at)
   SELECT uuid_v7_at(NEW.occurred_at), NEW.clinic_id, e.id, NEW.id, 'pending', 0, NEW.occurred_at, NEW.occurred_at
   FROM webhook_endpoints e
-  WHERE e.clinic_id = NEW.clinic_id AND e.enabled AND e.deleted_at IS NULL AND (e.events @> ARRAY['*'] OR e.events @> ARRAY[NEW.action]);
+  WHERE e.clinic_id = NEW.clinic_id AND e.enabled AND e.deleted_at IS NULL AND (e.events @> ARRAY['*'] OR e.events @> ARRAY[NEW.action])
+    -- An endpoint is not told about changes to itself (its creation, its own disabling).
+    AND e.id <> NEW.entity_id;
   GET DIAGNOSTICS queued = ROW_COUNT;
   IF queued > 0 THEN PERFORM pg_notify('webhook_deliveries', NEW.clinic_id::text); END IF;
   RETURN NULL;

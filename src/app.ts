@@ -13,6 +13,8 @@ import { RestRateLimits } from "./http/rate-limit";
 import { requestContext, RequestStates } from "./http/request-context";
 import { changeContext } from "./http/change-context";
 import { auditModule } from "./modules/audit";
+import { webhooksModule } from "./modules/webhooks";
+import { createWebhookRuntime } from "./modules/webhooks/runtime";
 import { hmacSha256 } from "./lib/crypto";
 import { authModule } from "./modules/auth";
 import { usersModule } from "./modules/users";
@@ -67,7 +69,8 @@ function buildRoutes(context: AppContext) {
         .use(mcpKeysModule(context))
         .use(mcpReportsModule(context))
         .use(backupsModule(context))
-        .use(auditModule(context)),
+        .use(auditModule(context))
+        .use(webhooksModule(context)),
     );
 }
 
@@ -91,9 +94,17 @@ export function createApp(deps: AppDeps): BuiltApp {
     declaredInputs: new DeclaredInputs(),
     apiDocument: new ApiDocument(),
     statistics: new PlannerStatistics(deps.database, deps.logger),
+    webhooks: createWebhookRuntime(deps),
     backups: deps.database.kind === "postgres" ? null : new BackupScheduler(new BackupStore(deps.database, deps.clock, deps.config.backup, deps.logger), deps.clock, deps.logger),
   };
   context.backups?.start();
+  if (deps.config.webhooks.dispatch) {
+    const started = context.webhooks.dispatcher.start().catch((error: unknown) => deps.logger.error("webhook dispatcher did not start", { error: error instanceof Error ? error.message : String(error) }));
+    context.lifecycle.onBeforeClose(async () => {
+      await started;
+      await context.webhooks.dispatcher.stop();
+    });
+  }
   context.lifecycle.onBeforeClose(async () => context.backups?.stop());
   context.lifecycle.onBeforeClose(() => mcp.stop());
   context.lifecycle.onBeforeClose(() => context.statistics.stop());
