@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, setSystemTime, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import type { CursorPageBody } from "../../src/http/pagination";
-import type { Answer, TestApp } from "../helpers/app";
+import { createTestApp, type Answer, type TestApp } from "../helpers/app";
 import { type ClinicSession } from "../helpers/clinic";
 import { useClinicApp } from "../helpers/fixture";
 import { startReceiver, type Receiver } from "./receiver";
@@ -200,6 +200,27 @@ describe("webhooks", () => {
     expect(later.headers["webhook-signature"]!.split(" ").length).toBe(1);
     verify(rotated.body.secret, later);
     expect(() => verify(hook.secret, later)).toThrow();
+  });
+});
+
+describe("two instances", () => {
+  beforeEach(disableAll);
+
+  test("dispatchers of two instances on one database never send one attempt twice", async () => {
+    const second = await createTestApp({ database: t.database, clock: t.clock, config: { webhooks: { dispatch: false, retryScheduleMs: [0, 1000, 5000], allowedNetworks: ["127.0.0.1/32"], allowHttp: true, timeoutMs: 2000 } } });
+    try {
+      await addWebhook(["tutor.created"]);
+      for (let i = 0; i < 40; i++) await newTutor(`Many ${i}`);
+      const rounds = async (d: typeof t.context.webhooks.dispatcher) => {
+        while ((await d.runOnce()) > 0);
+      };
+      await Promise.all([rounds(dispatcher()), rounds(second.context.webhooks.dispatcher), rounds(dispatcher()), rounds(second.context.webhooks.dispatcher)]);
+      const ids = receiver.received.map((r) => r.headers["webhook-id"]);
+      expect(ids.length).toBe(40);
+      expect(new Set(ids).size).toBe(40);
+    } finally {
+      await second.close();
+    }
   });
 });
 

@@ -125,7 +125,8 @@ export class WebhookDispatcher {
   async runOnce(): Promise<number> {
     const now = this.deps.clock.now();
     const schedule = this.deps.settings.retryScheduleMs;
-    const lease = new Date(now.getTime() + this.deps.settings.timeoutMs * 2 + 30_000);
+    // Longer than any attempt can take (its timeout, and recording it), so a live claim never lapses.
+    const lease = new Date(now.getTime() + this.deps.settings.timeoutMs * 2 + 5_000);
     const claimed = await this.deps.database.query<ClaimedDelivery>(
       `with due as (
          select d.id from webhook_deliveries d
