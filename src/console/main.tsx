@@ -6,6 +6,8 @@ import { Api } from "./api";
 import { I18n, type Language } from "./i18n";
 import { BillingPage, InvoicePage } from "./pages/billing";
 import { McpPage } from "./pages/mcp";
+import { ActivityPage } from "./pages/activity";
+import { WebhooksPage } from "./pages/webhooks";
 import { SettingsPage } from "./pages/settings";
 import { SignIn } from "./pages/sign-in";
 import { TodayPage } from "./pages/today";
@@ -41,6 +43,18 @@ function Screen({ route }: { route: string[] }) {
           <McpPage />
         </OwnerOnly>
       );
+    case "activity":
+      return (
+        <OwnerOnly>
+          <ActivityPage />
+        </OwnerOnly>
+      );
+    case "webhooks":
+      return (
+        <OwnerOnly>
+          <WebhooksPage />
+        </OwnerOnly>
+      );
     case "settings":
       return (
         <OwnerOnly>
@@ -61,7 +75,7 @@ function Shell({ console: c }: { console: Console }) {
     ["today", i18n.t("nav.today")],
     ["tutors", i18n.t("nav.tutors")],
     ["billing", i18n.t("nav.billing")],
-    ...(owner ? ([["mcp", i18n.t("nav.mcp")], ["settings", i18n.t("nav.settings")]] as [string, string][]) : []),
+    ...(owner ? ([["activity", i18n.t("nav.activity")], ["webhooks", i18n.t("nav.webhooks")], ["mcp", i18n.t("nav.mcp")], ["settings", i18n.t("nav.settings")]] as [string, string][]) : []),
   ];
   const current = route[0] === "patients" ? "tutors" : route[0] === "invoices" ? "billing" : (route[0] ?? "today");
   return (
