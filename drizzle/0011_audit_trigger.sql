@@ -10,62 +10,65 @@ $$;
 --> statement-breakpoint
 CREATE OR REPLACE FUNCTION audit_record_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  entity text := TG_ARGV[0];
   -- Status values that name their own action (invoice: void -> invoice.voided); other status changes are <entity>.status_changed.
   verbs jsonb := coalesce(TG_ARGV[1], '{}')::jsonb;
   old_row jsonb;
   new_row jsonb;
   row_data jsonb;
   changes jsonb := '{}'::jsonb;
-  field text;
   verb text;
   occurred timestamptz;
+  clinic uuid;
+  event_id uuid;
 BEGIN
   IF current_setting('app.audit', true) = 'off' THEN RETURN NULL; END IF;
   IF TG_OP <> 'INSERT' THEN old_row := to_jsonb(OLD); END IF;
   IF TG_OP <> 'DELETE' THEN new_row := to_jsonb(NEW); END IF;
   row_data := coalesce(new_row, old_row);
   IF TG_OP <> 'DELETE' THEN
-    FOR field IN SELECT jsonb_object_keys(row_data) LOOP
-      -- Identity and bookkeeping columns change with everything (or on every use) and say nothing.
-      CONTINUE WHEN field IN ('id', 'clinic_id', 'created_at', 'updated_at', 'last_used_at');
-      CONTINUE WHEN (old_row -> field) IS NOT DISTINCT FROM (new_row -> field);
-      CONTINUE WHEN TG_OP = 'INSERT' AND jsonb_typeof(new_row -> field) = 'null';
-      IF field ~ '(password|hash|token|secret|certificate|private|signature|xml|caf|_key$|^key$)' THEN
-        -- That it changed, never its value.
-        changes := changes || jsonb_build_object(field, jsonb_build_object('redacted', true));
-      ELSIF TG_OP = 'INSERT' THEN
-        changes := changes || jsonb_build_object(field, jsonb_build_object('to', new_row -> field));
-      ELSE
-        changes := changes || jsonb_build_object(field, jsonb_build_object('from', old_row -> field, 'to', new_row -> field));
-      END IF;
-    END LOOP;
+    -- One statement over the row's fields: identity and bookkeeping columns (they change with
+    -- everything, or on every use) say nothing; sensitive ones say only that they changed.
+    SELECT coalesce(jsonb_object_agg(n.key,
+             CASE WHEN n.key ~ '(password|hash|token|secret|certificate|private|signature|xml|caf|_key$|^key$)' THEN '{"redacted": true}'::jsonb
+                  WHEN old_row IS NULL THEN jsonb_build_object('to', n.value)
+                  ELSE jsonb_build_object('from', old_row -> n.key, 'to', n.value) END), '{}'::jsonb)
+      INTO changes
+      FROM jsonb_each(new_row) n
+      WHERE n.key NOT IN ('id', 'clinic_id', 'created_at', 'updated_at', 'last_used_at')
+        AND (old_row -> n.key) IS DISTINCT FROM n.value
+        AND NOT (old_row IS NULL AND n.value = 'null'::jsonb);
     -- An update that changed nothing (or only bookkeeping) did not happen.
     IF TG_OP = 'UPDATE' AND changes = '{}'::jsonb THEN RETURN NULL; END IF;
   END IF;
-  IF TG_OP = 'INSERT' THEN verb := 'created';
-  ELSIF TG_OP = 'DELETE' THEN verb := 'deleted';
-  ELSIF changes ? 'deleted_at' THEN verb := CASE WHEN old_row ->> 'deleted_at' IS NULL THEN 'deleted' ELSE 'restored' END;
-  ELSIF changes ? 'revoked_at' AND old_row ->> 'revoked_at' IS NULL THEN verb := 'revoked';
-  ELSIF changes ? 'status' THEN verb := coalesce(verbs ->> (new_row ->> 'status'), 'status_changed');
-  ELSIF changes ? 'role' THEN verb := 'role_changed';
-  ELSE verb := 'updated';
-  END IF;
+  verb := CASE
+    WHEN TG_OP = 'INSERT' THEN 'created'
+    WHEN TG_OP = 'DELETE' THEN 'deleted'
+    WHEN changes ? 'deleted_at' THEN CASE WHEN old_row ->> 'deleted_at' IS NULL THEN 'deleted' ELSE 'restored' END
+    WHEN changes ? 'revoked_at' AND old_row ->> 'revoked_at' IS NULL THEN 'revoked'
+    WHEN changes ? 'status' THEN coalesce(verbs ->> (new_row ->> 'status'), 'status_changed')
+    WHEN changes ? 'role' THEN 'role_changed'
+    ELSE 'updated' END;
   occurred := coalesce(nullif(current_setting('app.now', true), '')::timestamptz, clock_timestamp());
+  clinic := (CASE WHEN TG_TABLE_NAME = 'clinics' THEN row_data ->> 'id' ELSE row_data ->> 'clinic_id' END)::uuid;
+  event_id := uuid_v7_at(occurred);
   INSERT INTO events (id, clinic_id, occurred_at, actor_type, actor_id, actor_name, action, entity_type, entity_id, changes, request_id)
   VALUES (
-    uuid_v7_at(occurred),
-    (CASE WHEN TG_TABLE_NAME = 'clinics' THEN row_data ->> 'id' ELSE row_data ->> 'clinic_id' END)::uuid,
-    occurred,
+    event_id, clinic, occurred,
     coalesce(nullif(current_setting('app.actor_type', true), ''), 'system'),
     nullif(current_setting('app.actor_id', true), ''),
     nullif(current_setting('app.actor_name', true), ''),
-    entity || '.' || verb,
-    entity,
-    (row_data ->> 'id')::uuid,
-    changes,
+    TG_ARGV[0] || '.' || verb, TG_ARGV[0], (row_data ->> 'id')::uuid, changes,
     nullif(current_setting('app.request_id', true), '')
   );
+  -- Queued in the same transaction for every enabled endpoint of the clinic that subscribes to
+  -- it (an endpoint is not told about changes to itself); dispatchers are woken by NOTIFY,
+  -- which is sent at commit, and only when something was queued.
+  INSERT INTO webhook_deliveries (id, clinic_id, endpoint_id, event_id, state, attempts, next_attempt_at, created_at)
+  SELECT uuid_v7_at(occurred), clinic, e.id, event_id, 'pending', 0, occurred, occurred
+  FROM webhook_endpoints e
+  WHERE e.clinic_id = clinic AND e.enabled AND e.deleted_at IS NULL AND (e.events @> ARRAY['*'] OR e.events @> ARRAY[TG_ARGV[0] || '.' || verb])
+    AND e.id <> (row_data ->> 'id')::uuid;
+  IF FOUND THEN PERFORM pg_notify('webhook_deliveries', clinic::text); END IF;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
@@ -100,24 +103,3 @@ SELECT audit_attach('api_keys', 'mcp_key');
 SELECT audit_attach('mcp_reports', 'mcp_report');
 --> statement-breakpoint
 SELECT audit_attach('webhook_endpoints', 'webhook');
---> statement-breakpoint
--- Each event is queued for every enabled endpoint of its clinic that subscribes to it, in the
--- same transaction; dispatchers are woken by NOTIFY (sent at commit, only when something was queued).
-CREATE OR REPLACE FUNCTION webhook_fan_out() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  queued int;
-BEGIN
-  -- Events copied in by a restore or a move were delivered (or not) where they happened.
-  IF NEW.action = 'webhook.test' OR current_setting('app.audit', true) = 'off' THEN RETURN NULL; END IF;
-  INSERT INTO webhook_deliveries (id, clinic_id, endpoint_id, event_id, state, attempts, next_attempt_at, created_at)
-  SELECT uuid_v7_at(NEW.occurred_at), NEW.clinic_id, e.id, NEW.id, 'pending', 0, NEW.occurred_at, NEW.occurred_at
-  FROM webhook_endpoints e
-  WHERE e.clinic_id = NEW.clinic_id AND e.enabled AND e.deleted_at IS NULL AND (e.events @> ARRAY['*'] OR e.events @> ARRAY[NEW.action])
-    -- An endpoint is not told about changes to itself (its creation, its own disabling).
-    AND e.id <> NEW.entity_id;
-  GET DIAGNOSTICS queued = ROW_COUNT;
-  IF queued > 0 THEN PERFORM pg_notify('webhook_deliveries', NEW.clinic_id::text); END IF;
-  RETURN NULL;
-END $$;
---> statement-breakpoint
-CREATE TRIGGER webhook_fan_out AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION webhook_fan_out();
