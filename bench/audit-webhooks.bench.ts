@@ -20,7 +20,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 
 const database = await createTestDatabase();
 const clock = new ManualClock("2026-06-01T12:00:00Z");
-const config = testConfig({ webhooks: { dispatch: false, retryScheduleMs: [0, 1000], allowedNetworks: ["127.0.0.1/32"], allowHttp: true, timeoutMs: 15_000 } });
+const config = testConfig({ webhooks: { dispatch: false, retryScheduleMs: [0, 1000], allowedNetworks: ["127.0.0.1/32"], allowHttp: true, timeoutMs: 15_000, dueDays: 7, dueHour: 8 } });
 const { app, context } = createApp({ database, config, clock, logger: silentLogger });
 const call = async (method: string, path: string, token?: string, json?: unknown) => {
   const response = await app.handle(new Request(`http://localhost${path}`, { method, headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: json ? JSON.stringify(json) : undefined }));

@@ -100,7 +100,9 @@ export function createApp(deps: AppDeps): BuiltApp {
   context.backups?.start();
   if (deps.config.webhooks.dispatch) {
     const started = context.webhooks.dispatcher.start().catch((error: unknown) => deps.logger.error("webhook dispatcher did not start", { error: error instanceof Error ? error.message : String(error) }));
+    context.webhooks.dueEvents.start();
     context.lifecycle.onBeforeClose(async () => {
+      context.webhooks.dueEvents.stop();
       await started;
       await context.webhooks.dispatcher.stop();
     });

@@ -45,6 +45,10 @@ export interface WebhookSettings {
   /** Plain http URLs are accepted only outside production. */
   allowHttp: boolean;
   timeoutMs: number;
+  /** Time-based events (`alert.due`): for what falls due within this many days (WEBHOOK_DUE_DAYS)… */
+  dueDays: number;
+  /** …written each day from this hour in the clinic's time zone (WEBHOOK_DUE_HOUR). */
+  dueHour: number;
 }
 
 /** The Standard Webhooks schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -149,6 +153,8 @@ export function loadConfig(env: Env = process.env): Config {
       allowedNetworks: listFrom(env.WEBHOOK_ALLOWED_NETWORKS),
       allowHttp: env.NODE_ENV !== "production",
       timeoutMs: intFrom(env, "WEBHOOK_TIMEOUT_MS", 15_000, 100),
+      dueDays: intFrom(env, "WEBHOOK_DUE_DAYS", 7),
+      dueHour: Math.min(23, intFrom(env, "WEBHOOK_DUE_HOUR", 8)),
     },
     backup: { dir: resolve(env.BACKUP_DIR || join(dataDir, "backups")), intervalMs: backupIntervalFrom(env.BACKUP_INTERVAL), keep: intFrom(env, "BACKUP_KEEP", 7, 1) },
   };

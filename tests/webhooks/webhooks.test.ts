@@ -2,7 +2,7 @@ import { afterAll, beforeEach, describe, expect, setSystemTime, test } from "bun
 import { Webhook } from "standardwebhooks";
 import type { CursorPageBody } from "../../src/http/pagination";
 import { createTestApp, type Answer, type TestApp } from "../helpers/app";
-import { type ClinicSession } from "../helpers/clinic";
+import { relogin, type ClinicSession } from "../helpers/clinic";
 import { useClinicApp } from "../helpers/fixture";
 import { startReceiver, type Receiver } from "./receiver";
 
@@ -26,7 +26,7 @@ interface DeliveryBody {
 
 let t: TestApp;
 let owner: ClinicSession;
-useClinicApp((made) => ({ t, owner } = made), { config: { webhooks: { dispatch: false, retryScheduleMs: [0, 1000, 5000], allowedNetworks: ["127.0.0.1/32"], allowHttp: true, timeoutMs: 2000 } } });
+useClinicApp((made) => ({ t, owner } = made), { config: { webhooks: { dispatch: false, retryScheduleMs: [0, 1000, 5000], allowedNetworks: ["127.0.0.1/32"], allowHttp: true, timeoutMs: 2000, dueDays: 7, dueHour: 8 } } });
 
 let receiver: Receiver;
 beforeEach(() => {
@@ -193,7 +193,7 @@ describe("webhooks", () => {
     verify(hook.secret, message!);
     verify(rotated.body.secret, message!);
     t.clock.advance(24 * 3_600_000 + 1000);
-    owner = await (await import("../helpers/clinic")).relogin(t, owner);
+    owner = await relogin(t, owner);
     await owner.as("POST", `/api/v1/webhooks/${hook.id}/test`);
     await drain();
     const later = receiver.received[1]!;
@@ -203,11 +203,42 @@ describe("webhooks", () => {
   });
 });
 
+describe("time-based events", () => {
+  beforeEach(disableAll);
+
+  test("each morning in the clinic's time zone, alert.due once a day for what falls due within the days set, with the tutor's phone", async () => {
+    await addWebhook(["alert.due"]);
+    const tutor = (await owner.as<{ id: string }>("POST", "/api/v1/tutors", { json: { name: "Due", phone: "+56922222222" } })).body.id;
+    const patient = (await owner.as<{ id: string }>("POST", "/api/v1/patients", { json: { tutor_id: tutor, name: "Firulais", species: "dog" } })).body.id;
+    const day = (offset: number) => new Date(t.clock.now().getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+    const soon = (await owner.as<{ id: string }>("POST", "/api/v1/alerts", { json: { patient_id: patient, kind: "vaccine_due", message: "Rabia", due_date: day(3) } })).body.id;
+    await owner.as("POST", "/api/v1/alerts", { json: { patient_id: patient, kind: "vaccine_due", message: "Later", due_date: day(20) } });
+    // Before the morning hour (08:00 in the clinic's zone, UTC here) nothing is written.
+    const morning = new Date(`${day(1)}T07:59:00Z`);
+    t.clock.set(morning);
+    owner = await relogin(t, owner);
+    expect(await t.context.webhooks.dueEvents.runOnce()).toBe(0);
+    t.clock.advance(60_000);
+    expect(await t.context.webhooks.dueEvents.runOnce()).toBe(1);
+    expect(await t.context.webhooks.dueEvents.runOnce()).toBe(0);
+    await drain();
+    expect(receiver.received.length).toBe(1);
+    expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({
+      type: "alert.due",
+      data: { object: "alert", id: soon, actor: { type: "system" }, changes: { due_date: day(2), patient_id: patient, tutor_phone: "+56922222222", kind: "vaccine_due" } },
+    });
+    // The next morning it is still due: one more.
+    t.clock.advance(86_400_000);
+    expect(await t.context.webhooks.dueEvents.runOnce()).toBe(1);
+    owner = await relogin(t, owner);
+  });
+});
+
 describe("two instances", () => {
   beforeEach(disableAll);
 
   test("dispatchers of two instances on one database never send one attempt twice", async () => {
-    const second = await createTestApp({ database: t.database, clock: t.clock, config: { webhooks: { dispatch: false, retryScheduleMs: [0, 1000, 5000], allowedNetworks: ["127.0.0.1/32"], allowHttp: true, timeoutMs: 2000 } } });
+    const second = await createTestApp({ database: t.database, clock: t.clock, config: { webhooks: { dispatch: false, retryScheduleMs: [0, 1000, 5000], allowedNetworks: ["127.0.0.1/32"], allowHttp: true, timeoutMs: 2000, dueDays: 7, dueHour: 8 } } });
     try {
       await addWebhook(["tutor.created"]);
       for (let i = 0; i < 40; i++) await newTutor(`Many ${i}`);
