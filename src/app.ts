@@ -98,15 +98,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     backups: deps.database.kind === "postgres" ? null : new BackupScheduler(new BackupStore(deps.database, deps.clock, deps.config.backup, deps.logger), deps.clock, deps.logger),
   };
   context.backups?.start();
-  if (deps.config.webhooks.dispatch) {
-    const started = context.webhooks.dispatcher.start().catch((error: unknown) => deps.logger.error("webhook dispatcher did not start", { error: error instanceof Error ? error.message : String(error) }));
-    context.webhooks.dueEvents.start();
-    context.lifecycle.onBeforeClose(async () => {
-      context.webhooks.dueEvents.stop();
-      await started;
-      await context.webhooks.dispatcher.stop();
-    });
-  }
+  context.lifecycle.onBeforeClose(() => context.webhooks.stop());
   context.lifecycle.onBeforeClose(async () => context.backups?.stop());
   context.lifecycle.onBeforeClose(() => mcp.stop());
   context.lifecycle.onBeforeClose(() => context.statistics.stop());

@@ -11,6 +11,9 @@ export interface WebhookRuntime {
   dispatcher: WebhookDispatcher;
   /** Each morning's `alert.due` events. */
   dueEvents: DueEvents;
+  /** Starts delivering and the morning's events (the server, once migrated and listening; unless WEBHOOK_DISPATCHER=off). */
+  start(): void;
+  stop(): Promise<void>;
 }
 
 export function createWebhookRuntime({ database, clock, logger, config }: AppDeps): WebhookRuntime {
@@ -19,5 +22,22 @@ export function createWebhookRuntime({ database, clock, logger, config }: AppDep
   const destinations = new DestinationPolicy(config.webhooks.allowedNetworks, config.webhooks.allowHttp);
   const dispatcher = new WebhookDispatcher({ database, clock, logger, settings: config.webhooks, secrets, destinations });
   const dueEvents = new DueEvents({ database, clock, logger }, { days: config.webhooks.dueDays, hour: config.webhooks.dueHour });
-  return { secrets, destinations, dispatcher, dueEvents };
+  let started: Promise<void> | undefined;
+  return {
+    secrets,
+    destinations,
+    dispatcher,
+    dueEvents,
+    start() {
+      if (!config.webhooks.dispatch || started) return;
+      dueEvents.start();
+      started = dispatcher.start().catch((error: unknown) => logger.error("webhook dispatcher did not start", { error: error instanceof Error ? error.message : String(error) }));
+    },
+    async stop() {
+      if (!started) return;
+      dueEvents.stop();
+      await started;
+      await dispatcher.stop();
+    },
+  };
 }
