@@ -24,6 +24,7 @@ const { context } = createApp({
     backup: { dir: "/nonexistent/backups", intervalMs: null, keep: 7 },
     poolSizes: { main: 10, query: 4 },
     memorySoftLimitMb: 0,
+    webhooks: { dispatch: false, retryScheduleMs: [0], allowedNetworks: [], allowHttp: false, timeoutMs: 15_000, dueDays: 7, dueHour: 8 },
   },
 });
 mkdirSync(dirname(out), { recursive: true });

@@ -11,6 +11,10 @@ import { DeclaredInputs, inputRules } from "./http/input-rules";
 import { Paginator } from "./http/pagination";
 import { RestRateLimits } from "./http/rate-limit";
 import { requestContext, RequestStates } from "./http/request-context";
+import { changeContext } from "./http/change-context";
+import { auditModule } from "./modules/audit";
+import { webhooksModule } from "./modules/webhooks";
+import { createWebhookRuntime } from "./modules/webhooks/runtime";
 import { hmacSha256 } from "./lib/crypto";
 import { authModule } from "./modules/auth";
 import { usersModule } from "./modules/users";
@@ -48,6 +52,7 @@ export interface BuiltApp {
 function buildRoutes(context: AppContext) {
   return new Elysia({ name: "vet-clinic-service", serve: { routes: consoleRoutes } })
     .use(requestContext(context.logger, context.requests))
+    .use(changeContext(context.database.changeContexts, context.clock, context.requests))
     .use(corsPolicy(context.config))
     .use(errorHandler(context.logger, context.requests))
     .use(formBody(OAUTH_FORM_PATHS, context.config.maxBodyBytes))
@@ -76,7 +81,9 @@ function buildRoutes(context: AppContext) {
         .use(mcpKeysModule(context))
         .use(mcpConnectionsModule(context))
         .use(mcpReportsModule(context))
-        .use(backupsModule(context)),
+        .use(backupsModule(context))
+        .use(auditModule(context))
+        .use(webhooksModule(context)),
     );
 }
 
@@ -95,14 +102,16 @@ export function createApp(deps: AppDeps): BuiltApp {
     // Cursors are signed with a key derived from the JWT secret, never the secret itself.
     paginator: new Paginator(hmacSha256(deps.config.jwtSecret, "cursor-signing")),
     lifecycle: createLifecycle(),
-    auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits, requests }),
+    auth: authGuard({ db: services.db, clock: deps.clock, config: deps.config, rateLimits, requests, changeContexts: deps.database.changeContexts }),
     idempotency: idempotency(services),
     declaredInputs: new DeclaredInputs(),
     apiDocument: new ApiDocument(),
     statistics: new PlannerStatistics(deps.database, deps.logger),
+    webhooks: createWebhookRuntime(deps),
     backups: deps.database.kind === "postgres" ? null : new BackupScheduler(new BackupStore(deps.database, deps.clock, deps.config.backup, deps.logger), deps.clock, deps.logger),
   };
   context.backups?.start();
+  context.lifecycle.onBeforeClose(() => context.webhooks.stop());
   context.lifecycle.onBeforeClose(async () => context.backups?.stop());
   context.lifecycle.onBeforeClose(() => mcp.stop());
   context.lifecycle.onBeforeClose(() => context.statistics.stop());

@@ -37,6 +37,38 @@ export interface Config {
   poolSizes: PoolSizes;
   /** Resident memory above which the served process runs a full collection (0: never). */
   memorySoftLimitMb: number;
+  webhooks: WebhookSettings;
+}
+
+/** Webhook delivery (WEBHOOK_* settings). */
+export interface WebhookSettings {
+  /** Whether this instance delivers (WEBHOOK_DISPATCHER=off leaves it to others; tests drive it by hand). */
+  dispatch: boolean;
+  /** The delay before the first attempt, then the wait after each failure (WEBHOOK_RETRY_SCHEDULE). */
+  retryScheduleMs: number[];
+  /** CIDRs a webhook URL may reach although private, loopback or link-local (WEBHOOK_ALLOWED_NETWORKS). */
+  allowedNetworks: string[];
+  /** Plain http URLs are accepted only outside production. */
+  allowHttp: boolean;
+  timeoutMs: number;
+  /** Time-based events (`alert.due`): for what falls due within this many days (WEBHOOK_DUE_DAYS)… */
+  dueDays: number;
+  /** …written each day from this hour in the clinic's time zone (WEBHOOK_DUE_HOUR). */
+  dueHour: number;
+}
+
+/** The Standard Webhooks schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
+export const DEFAULT_RETRY_SCHEDULE = "0s,5s,5m,30m,2h,5h,10h,14h,20h,24h";
+const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** WEBHOOK_RETRY_SCHEDULE: a comma list of durations (`0s,5s,5m`), each a whole number with ms, s, m, h or d. */
+export function retryScheduleFrom(raw: string | undefined): number[] {
+  const items = (raw || DEFAULT_RETRY_SCHEDULE).split(",").map((item) => item.trim());
+  return items.map((item) => {
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(item);
+    if (!match) throw new Error(`WEBHOOK_RETRY_SCHEDULE must be a comma list of durations such as 0s,5s,5m,30m,2h (got "${raw}")`);
+    return Number(match[1]) * DURATION_UNIT_MS[match[2]!]!;
+  });
 }
 
 /** The REST rate limits; tests lower or raise them. */
@@ -134,6 +166,15 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: listFrom(env.CORS_ORIGINS),
     poolSizes: { main: intFrom(env, "DATABASE_POOL_SIZE", 10, 1), query: intFrom(env, "QUERY_POOL_SIZE", 4, 1) },
     memorySoftLimitMb: intFrom(env, "MEMORY_SOFT_LIMIT_MB", 384),
+    webhooks: {
+      dispatch: env.WEBHOOK_DISPATCHER !== "off",
+      retryScheduleMs: retryScheduleFrom(env.WEBHOOK_RETRY_SCHEDULE),
+      allowedNetworks: listFrom(env.WEBHOOK_ALLOWED_NETWORKS),
+      allowHttp: env.NODE_ENV !== "production",
+      timeoutMs: intFrom(env, "WEBHOOK_TIMEOUT_MS", 15_000, 100),
+      dueDays: intFrom(env, "WEBHOOK_DUE_DAYS", 7),
+      dueHour: Math.min(23, intFrom(env, "WEBHOOK_DUE_HOUR", 8)),
+    },
     backup: { dir: resolve(env.BACKUP_DIR || join(dataDir, "backups")), intervalMs: backupIntervalFrom(env.BACKUP_INTERVAL), keep: intFrom(env, "BACKUP_KEEP", 7, 1) },
   };
 }

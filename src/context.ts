@@ -12,6 +12,7 @@ import type { Logger } from "./lib/logger";
 import type { McpRuntime } from "./modules/mcp/runtime";
 import type { BackupScheduler } from "./backup/store";
 import type { PlannerStatistics } from "./db/planner-statistics";
+import type { WebhookRuntime } from "./modules/webhooks/runtime";
 
 /** What the app is built from: tests hand in their own database, clock and config. */
 export interface AppDeps {
@@ -57,4 +58,6 @@ export interface AppContext extends AppDeps {
   backups: BackupScheduler | null;
   /** ANALYZE of stale tables; the server starts it once listening (tests call `refresh`). */
   statistics: PlannerStatistics;
+  /** Webhook secrets, destination rules and this instance's dispatcher. */
+  webhooks: WebhookRuntime;
 }

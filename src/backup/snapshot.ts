@@ -102,6 +102,12 @@ export async function takeSnapshot(database: Database, progress: Progress = () =
   });
 }
 
+const RESUME_IDENTITY_SEQUENCES = `DO $$ DECLARE c record; BEGIN
+  FOR c IN SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND is_identity = 'YES' LOOP
+    EXECUTE format('SELECT setval(pg_get_serial_sequence(%L, %L), coalesce((SELECT max(%I) FROM public.%I), 0) + 1, false)', 'public.' || c.table_name, c.column_name, c.column_name, c.table_name);
+  END LOOP;
+END $$`;
+
 /**
  * Loads a snapshot into an empty database: its schema brought to the snapshot's version, every
  * table copied in and read back to compare checksums (all in one transaction, so a mismatch
@@ -130,6 +136,8 @@ export async function loadSnapshot(target: Database, snapshot: Snapshot, progres
       }
       progress(`wrote ${table.name}: ${table.rows} rows, checksum verified`);
     }
+    // Identity columns (the event log's order) go on from the rows loaded, not from 1.
+    await session.query(RESUME_IDENTITY_SEQUENCES);
   });
   await target.migrate();
 }

@@ -93,6 +93,8 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
   });
   // After listening, so a large table's first ANALYZE never delays /ready.
   context.statistics.start();
+  // After migrating: webhook delivery and the morning's due events read the new tables.
+  context.webhooks.start();
   memory.start();
   options.onListening?.(baseUrl);
 }

@@ -8,6 +8,8 @@ import { BillingPage, InvoicePage } from "./pages/billing";
 import { DuePage, VisitPage } from "./pages/clinical";
 import { ConsentPage } from "./pages/consent";
 import { McpPage } from "./pages/mcp";
+import { ActivityPage } from "./pages/activity";
+import { WebhooksPage } from "./pages/webhooks";
 import { SettingsPage } from "./pages/settings";
 import { SignIn } from "./pages/sign-in";
 import { TodayPage } from "./pages/today";
@@ -53,6 +55,18 @@ function Screen({ route }: { route: string[] }) {
           <ConsentPage />
         </OwnerOnly>
       );
+    case "activity":
+      return (
+        <OwnerOnly>
+          <ActivityPage />
+        </OwnerOnly>
+      );
+    case "webhooks":
+      return (
+        <OwnerOnly>
+          <WebhooksPage />
+        </OwnerOnly>
+      );
     case "settings":
       return (
         <OwnerOnly>
@@ -74,7 +88,7 @@ function Shell({ console: c }: { console: Console }) {
     ["tutors", i18n.t("nav.tutors")],
     ["due", i18n.t("nav.due")],
     ["billing", i18n.t("nav.billing")],
-    ...(owner ? ([["mcp", i18n.t("nav.mcp")], ["settings", i18n.t("nav.settings")]] as [string, string][]) : []),
+    ...(owner ? ([["activity", i18n.t("nav.activity")], ["webhooks", i18n.t("nav.webhooks")], ["mcp", i18n.t("nav.mcp")], ["settings", i18n.t("nav.settings")]] as [string, string][]) : []),
   ];
   const current = route[0] === "patients" ? "tutors" : route[0] === "visits" ? "today" : route[0] === "invoices" ? "billing" : (route[0] ?? "today");
   return (

@@ -15,6 +15,7 @@ import { loadPgliteAssets, type PgliteAssets } from "./pglite-assets";
 import { EMBEDDED_MIGRATIONS } from "./migrations.generated";
 import { pgliteReadOnlyBatch, postgresReadOnlyBatch, type ReadOnlyBatch } from "./read-only-batch";
 import * as schema from "./schema";
+import { ChangeContexts } from "./change-context";
 
 export type Schema = typeof schema;
 /** The one handle every service takes: the same Drizzle API over PGlite or PostgreSQL. */
@@ -70,6 +71,8 @@ export interface Database {
    */
   readOnlyBatch: ReadOnlyBatch;
   close(): Promise<void>;
+  /** Who is changing what in the current request or job; every transaction carries it to the audit trigger. */
+  changeContexts: ChangeContexts;
   /** PGlite only: a copy of the data directory, used to clone migrated test databases fast. */
   dumpDataDir?(): Promise<Blob | File>;
 }
@@ -86,8 +89,8 @@ export interface CopySession {
   copyIn(table: string, columns: string[], data: Uint8Array): Promise<void>;
 }
 
-/** Session settings for copies, so that two servers write the same text for the same rows. */
-const COPY_SETTINGS = ["SET LOCAL TimeZone = 'UTC'", "SET LOCAL DateStyle = 'ISO, YMD'", "SET LOCAL IntervalStyle = 'postgres'", "SET LOCAL extra_float_digits = 1"];
+/** Session settings for copies, so that two servers write the same text for the same rows; rows copied are not changes (no events). */
+const COPY_SETTINGS = ["SET LOCAL app.audit = 'off'", "SET LOCAL TimeZone = 'UTC'", "SET LOCAL DateStyle = 'ISO, YMD'", "SET LOCAL IntervalStyle = 'postgres'", "SET LOCAL extra_float_digits = 1"];
 const SNAPSHOT_MODE = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
 export interface ListenHandlers {
@@ -235,8 +238,10 @@ export function launchPglite(dataDir: string | undefined, assets: PgliteAssets, 
 
 /** The handle over a PGlite client, usable before it is ready (PGlite holds queries until then). */
 function pgliteDatabase(client: PGlite, kind: DatabaseKind, location: string): Database {
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const changeContexts = new ChangeContexts();
+  const db = drizzlePglite(pgliteWithChangeContext(client, changeContexts), { schema }) as unknown as Db;
   return {
+    changeContexts,
     db,
     kind,
     location,
@@ -383,7 +388,8 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
   const direct = directUrl
     ? postgres(directUrl, { max: 2, idle_timeout: 60, max_lifetime: CONNECTION_MAX_LIFETIME_SECONDS, ...RECONNECT_OPTIONS, onnotice: () => {}, connection: { application_name: "vet-clinic-direct" } })
     : client;
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const changeContexts = new ChangeContexts();
+  const db = drizzlePostgres(postgresWithChangeContext(client, changeContexts), { schema }) as unknown as Db;
   const copyTransaction = (sql: postgres.Sql, mode: CopyMode, work: (session: CopySession) => Promise<unknown>) =>
     sql.begin(async (sql) => {
       if (mode === "snapshot") await sql.unsafe(SNAPSHOT_MODE);
@@ -410,6 +416,7 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
     });
   return {
     db,
+    changeContexts,
     kind: "postgres",
     location: `PostgreSQL at ${redactUrl(url)}${directUrl ? ` (direct connection ${redactUrl(directUrl)})` : ""}`,
     get connectionMode() {
@@ -451,6 +458,66 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
       await Promise.all([client.end({ timeout: 5 }), queryClient.end({ timeout: 5 }), direct === client ? undefined : direct.end({ timeout: 5 })]);
     },
   };
+}
+
+/**
+ * The client Drizzle uses, with every transaction begun under a change context first setting
+ * the audit trigger's transaction-local settings (sent without waiting, so with the first
+ * statement), and a write outside a transaction made one for the same reason.
+ */
+function postgresWithChangeContext(client: postgres.Sql, contexts: ChangeContexts): postgres.Sql {
+  const tagged = (sql: postgres.TransactionSql, settings: [string, unknown[]]) => sql.unsafe(settings[0], settings[1] as never[]).execute().catch(() => {});
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === "begin")
+        return (...args: unknown[]) => {
+          const settings = contexts.settings();
+          const work = args.pop() as (sql: postgres.TransactionSql) => unknown;
+          if (!settings) return (target.begin as Function)(...args, work);
+          return (target.begin as Function)(...args, (sql: postgres.TransactionSql) => (tagged(sql, settings), work(sql)));
+        };
+      if (property === "unsafe")
+        return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) => {
+          const settings = contexts.settings();
+          if (!settings || !contexts.isWrite(query)) return target.unsafe(query, params, options);
+          const run = (values: boolean) =>
+            target.begin((sql) => {
+              tagged(sql, settings);
+              const statement = sql.unsafe(query, params, options);
+              return values ? statement.values() : statement;
+            });
+          return { values: () => run(true), then: (done: (v: unknown) => unknown, fail: (e: unknown) => unknown) => run(false).then(done, fail) };
+        };
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+function pgliteWithChangeContext(client: PGlite, contexts: ChangeContexts): PGlite {
+  type Transaction = Parameters<Parameters<PGlite["transaction"]>[0]>[0];
+  const inTransaction = <T>(settings: [string, unknown[]], work: (tx: Transaction) => Promise<T>) =>
+    client.transaction(async (tx) => {
+      await tx.query(settings[0], settings[1]);
+      return work(tx);
+    });
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === "transaction")
+        return <T>(work: (tx: Transaction) => Promise<T>) => {
+          const settings = contexts.settings();
+          return settings ? inTransaction(settings, work) : target.transaction(work);
+        };
+      if (property === "query")
+        return (query: string, params?: unknown[], options?: object) => {
+          const settings = contexts.settings();
+          if (!settings || !contexts.isWrite(query)) return target.query(query, params, options);
+          return inTransaction(settings, (tx) => tx.query(query, params, options));
+        };
+      // PGlite's methods read private fields: they must run on the client itself.
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /** What every service function takes: the database (or a transaction) and the clock. */

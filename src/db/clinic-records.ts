@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableName, gte, isNull, lt, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableName, gt, gte, isNull, lt, type AnyColumn, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { newId } from "../lib/crypto";
 import { AppError } from "../lib/errors";
@@ -110,6 +110,12 @@ export function clinicRecords<T extends ClinicTable>(table: T, label: string) {
      */
     page(ctx: ServiceContext, clinicId: string, filters: (SQL | undefined)[], page: PageRequest): Promise<Page<Row>> {
       return pageOf<Row>(db(ctx), table, [liveIn(table, clinicId), ...filters], page, order);
+    },
+
+    /** Delta sync: the clinic's rows changed after `since`, deleted ones included, oldest change first. */
+    changes: keyset<Row>(`${getTableName(table)}:changes`, [table.updated_at, table.id]),
+    changedSince(ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest): Promise<Page<Row>> {
+      return pageOf<Row>(db(ctx), table, [eq(table.clinic_id, clinicId), gt(table.updated_at, since)], page, this.changes);
     },
   };
 }

@@ -14,6 +14,8 @@ import m11 from "../../drizzle/0011_clinical_record.sql" with { type: "text" };
 import m12 from "../../drizzle/0012_clinical_record_views_and_vaccine_alerts.sql" with { type: "text" };
 import m13 from "../../drizzle/0013_mcp_reader_clinical_record.sql" with { type: "text" };
 import m14 from "../../drizzle/0014_oauth_connections.sql" with { type: "text" };
+import m15 from "../../drizzle/0015_events_and_webhooks.sql" with { type: "text" };
+import m16 from "../../drizzle/0016_audit_trigger.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -31,4 +33,6 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0012_clinical_record_views_and_vaccine_alerts", when: 1795674097515, breakpoints: true, sql: m12 },
   { tag: "0013_mcp_reader_clinical_record", when: 1795674097904, breakpoints: true, sql: m13 },
   { tag: "0014_oauth_connections", when: 1795674124358, breakpoints: true, sql: m14 },
+  { tag: "0015_events_and_webhooks", when: 1795674569514, breakpoints: true, sql: m15 },
+  { tag: "0016_audit_trigger", when: 1795674569989, breakpoints: true, sql: m16 },
 ];

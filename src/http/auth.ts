@@ -2,6 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { Config } from "../config";
 import type { Db } from "../db/client";
+import type { ChangeContexts } from "../db/change-context";
 import { clinics, users, type Role } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/errors";
@@ -16,6 +17,7 @@ export interface Actor {
   clinicId: string;
   role: Role;
   email: string;
+  name: string;
   clinic: { id: string; timezone: string; currency: string; tax_rate_bps: number };
 }
 
@@ -25,6 +27,7 @@ export interface AuthGuardDeps {
   config: Pick<Config, "jwtSecret">;
   rateLimits: RestRateLimits;
   requests: RequestStates;
+  changeContexts: ChangeContexts;
 }
 
 function bearerToken(header: string | null): string {
@@ -37,13 +40,13 @@ function bearerToken(header: string | null): string {
 /** The caller of a verified token, with the clinic settings routes need; undefined when the user is gone. */
 async function loadActor(db: Db, userId: string, clinicId: string): Promise<Actor | undefined> {
   const [row] = await db
-    .select({ userId: users.id, email: users.email, role: users.role, clinicId: clinics.id, timezone: clinics.timezone, currency: clinics.currency, tax_rate_bps: clinics.tax_rate_bps })
+    .select({ userId: users.id, email: users.email, name: users.name, role: users.role, clinicId: clinics.id, timezone: clinics.timezone, currency: clinics.currency, tax_rate_bps: clinics.tax_rate_bps })
     .from(users)
     .innerJoin(clinics, eq(clinics.id, users.clinic_id))
     .where(and(eq(users.id, userId), eq(users.clinic_id, clinicId), isNull(users.deleted_at)))
     .limit(1);
   if (!row) return undefined;
-  return { userId: row.userId, clinicId: row.clinicId, role: row.role, email: row.email, clinic: { id: row.clinicId, timezone: row.timezone, currency: row.currency, tax_rate_bps: row.tax_rate_bps } };
+  return { userId: row.userId, clinicId: row.clinicId, role: row.role, email: row.email, name: row.name, clinic: { id: row.clinicId, timezone: row.timezone, currency: row.currency, tax_rate_bps: row.tax_rate_bps } };
 }
 
 /**
@@ -52,7 +55,7 @@ async function loadActor(db: Db, userId: string, clinicId: string): Promise<Acto
  * call, so deleted users and role changes apply at once); the token plugin verifies, the
  * per-user limit counts the call.
  */
-export const authGuard = ({ db, clock, config, rateLimits, requests }: AuthGuardDeps) => {
+export const authGuard = ({ db, clock, config, rateLimits, requests, changeContexts }: AuthGuardDeps) => {
   const countCall = userRateLimit(rateLimits);
   return new Elysia({ name: "auth-guard" }).use(accessTokens({ config, clock })).macro({
     auth: (roles: true | readonly Role[]) => ({
@@ -61,6 +64,9 @@ export const authGuard = ({ db, clock, config, rateLimits, requests }: AuthGuard
         const actor = await loadActor(db, userId, clinicId);
         if (!actor) throw new AppError("INVALID_TOKEN", "The access token's user no longer exists");
         requests.of(request).clinicId = actor.clinicId;
+        // The changes this request makes are recorded as this user's.
+        const changes = changeContexts.current();
+        if (changes) changes.actor = { type: "user", id: actor.userId, name: actor.name };
         countCall(actor.userId, set.headers);
         if (roles !== true && !roles.includes(actor.role)) throw new AppError("FORBIDDEN", `This action needs the role ${roles.join(" or ")}`);
         return { actor };

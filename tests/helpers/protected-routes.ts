@@ -42,6 +42,14 @@ const seedReport = async (_t: TestApp, owner: ClinicSession) => {
   return r.body.id;
 };
 
+const seedWebhook = async (_t: TestApp, owner: ClinicSession) => {
+  const r = await owner.as<{ id: string }>("POST", "/api/v1/webhooks", { json: { url: "http://127.0.0.1:9/hook", events: ["*"] } });
+  return r.body.id;
+};
+const seedDelivery = async (t: TestApp, owner: ClinicSession) => {
+  const r = await owner.as<{ id: string }>("POST", `/api/v1/webhooks/${await seedWebhook(t, owner)}/test`);
+  return r.body.id;
+};
 const created = async (owner: ClinicSession, path: string, json: unknown) => {
   const r = await owner.as<{ id: string }>("POST", `/api/v1${path}`, { json });
   if (r.status !== 201) throw new Error(`seeding ${path} failed: ${r.text}`);
@@ -156,6 +164,16 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/users/:id", roles: ["owner"], seed: seedUser },
   { method: "PATCH", path: "/users/:id", roles: ["owner"], seed: seedUser, body: () => ({ name: "Renamed" }) },
   { method: "DELETE", path: "/users/:id", roles: ["owner"], seed: seedUser },
+  { method: "GET", path: "/audit", roles: ["owner"] },
+  { method: "POST", path: "/webhooks", roles: ["owner"], body: () => ({ url: "http://127.0.0.1:9/hook", events: ["*"] }) },
+  { method: "GET", path: "/webhooks", roles: ["owner"] },
+  { method: "GET", path: "/webhooks/:id", roles: ["owner"], seed: seedWebhook },
+  { method: "PATCH", path: "/webhooks/:id", roles: ["owner"], seed: seedWebhook, body: () => ({ description: "changed" }) },
+  { method: "DELETE", path: "/webhooks/:id", roles: ["owner"], seed: seedWebhook },
+  { method: "POST", path: "/webhooks/:id/rotate-secret", roles: ["owner"], seed: seedWebhook, readBack: "/webhooks/:id" },
+  { method: "POST", path: "/webhooks/:id/test", roles: ["owner"], seed: seedWebhook, readBack: "/webhooks/:id" },
+  { method: "GET", path: "/webhooks/:id/deliveries", roles: ["owner"], seed: seedWebhook },
+  { method: "POST", path: "/webhooks/deliveries/:id/retry", roles: ["owner"], seed: seedDelivery, readBack: "/audit" },
 ];
 
 /** REST routes that need no access token. */

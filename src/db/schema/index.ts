@@ -5,3 +5,4 @@ export * from "./mcp";
 export * from "./quotas";
 export * from "./clinical";
 export * from "./oauth";
+export * from "./events";

@@ -1,0 +1,60 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context";
+import { errorResponses, IdParams } from "../../http/common-model";
+import { CursorPage } from "../../http/pagination";
+import { CreateWebhookBody, DeliveryModel, UpdateWebhookBody, WebhookListQuery, WebhookModel, WebhookWithSecretModel } from "./model";
+import * as webhooks from "./service";
+
+/** Webhooks: the clinic owner's. */
+export const webhooksModule = ({ auth, services, paginator, webhooks: runtime, database, config }: AppContext) => {
+  const ctx: webhooks.WebhookServiceContext = { ...services, secrets: runtime.secrets, destinations: runtime.destinations, notify: () => database.notify(webhooks.DELIVERY_CHANNEL, "") };
+  const scheduleLength = config.webhooks.retryScheduleMs.length;
+  return new Elysia({ prefix: "/webhooks", tags: ["webhooks"] as never })
+    .use(auth)
+    .guard({ auth: ["owner"] as const })
+    .post("/", async ({ actor, body, status }) => status(201, await webhooks.createWebhook(ctx, actor.clinicId, body)), {
+      body: CreateWebhookBody,
+      response: { 201: WebhookWithSecretModel, ...errorResponses(401, 403, 422) },
+      detail: { summary: "Add a webhook; its signing secret is shown only in this response. Private, loopback and link-local destinations are refused (422) unless in WEBHOOK_ALLOWED_NETWORKS" },
+    })
+    .get("/", ({ actor, query }) => paginator.list(query, webhooks.WEBHOOK_KEYSET, (page) => webhooks.listWebhooks(services, actor.clinicId, page), webhooks.webhookView), {
+      query: WebhookListQuery,
+      response: { 200: CursorPage(WebhookModel), ...errorResponses(400, 401, 403, 422) },
+    })
+    .get("/:id", ({ actor, params }) => webhooks.getWebhook(services, actor.clinicId, params.id), { params: IdParams, response: { 200: WebhookModel, ...errorResponses(401, 403, 404, 422) } })
+    .patch("/:id", ({ actor, params, body }) => webhooks.updateWebhook(ctx, actor.clinicId, params.id, body), {
+      params: IdParams,
+      body: UpdateWebhookBody,
+      response: { 200: WebhookModel, ...errorResponses(401, 403, 404, 422) },
+      detail: { summary: "Change a webhook; enabling it again clears the reason it was disabled" },
+    })
+    .delete(
+      "/:id",
+      async ({ actor, params, status }) => {
+        await webhooks.removeWebhook(services, actor.clinicId, params.id);
+        return status(204, undefined);
+      },
+      { params: IdParams, response: { 204: t.Void(), ...errorResponses(401, 403, 404, 422) } },
+    )
+    .post("/:id/rotate-secret", ({ actor, params }) => webhooks.rotateSecret(ctx, actor.clinicId, params.id), {
+      params: IdParams,
+      response: { 200: WebhookWithSecretModel, ...errorResponses(401, 403, 404, 422) },
+      detail: { summary: "A new signing secret, shown once; the previous one keeps signing beside it for 24 hours" },
+    })
+    .post("/:id/test", async ({ actor, params, status }) => status(202, await webhooks.sendTest(ctx, actor.clinicId, params.id)), {
+      params: IdParams,
+      response: { 202: DeliveryModel, ...errorResponses(401, 403, 404, 422) },
+      detail: { summary: "Send a webhook.test event to this webhook" },
+    })
+    .get(
+      "/:id/deliveries",
+      ({ actor, params, query }) =>
+        paginator.list({ ...query, order: "desc" }, webhooks.DELIVERY_KEYSET, (page) => webhooks.listDeliveries(services, actor.clinicId, params.id, page), webhooks.deliveryView),
+      { params: IdParams, query: WebhookListQuery, response: { 200: CursorPage(DeliveryModel), ...errorResponses(400, 401, 403, 404, 422) }, detail: { summary: "Deliveries to this webhook, newest first, each with its latest attempt" } },
+    )
+    .post("/deliveries/:id/retry", async ({ actor, params, status }) => status(202, await webhooks.retryDelivery(ctx, actor.clinicId, params.id, scheduleLength)), {
+      params: IdParams,
+      response: { 202: DeliveryModel, ...errorResponses(401, 403, 404, 422) },
+      detail: { summary: "Send one delivery again now" },
+    });
+};

@@ -1,0 +1,43 @@
+import type { AppDeps } from "../../context";
+import { SecretBox } from "../../lib/secrets";
+import { DestinationPolicy } from "./destination";
+import { WebhookDispatcher } from "./dispatcher";
+import { DueEvents } from "./due-events";
+
+/** The app's webhook pieces: the secrets' box, the destination rules, and this instance's dispatcher. */
+export interface WebhookRuntime {
+  secrets: SecretBox;
+  destinations: DestinationPolicy;
+  dispatcher: WebhookDispatcher;
+  /** Each morning's `alert.due` events. */
+  dueEvents: DueEvents;
+  /** Starts delivering and the morning's events (the server, once migrated and listening; unless WEBHOOK_DISPATCHER=off). */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createWebhookRuntime({ database, clock, logger, config }: AppDeps): WebhookRuntime {
+  // The key is derived from the JWT secret, which is not in the database: changing JWT_SECRET makes stored webhook secrets unreadable (rotate them).
+  const secrets = new SecretBox(config.jwtSecret, "webhook-secrets");
+  const destinations = new DestinationPolicy(config.webhooks.allowedNetworks, config.webhooks.allowHttp);
+  const dispatcher = new WebhookDispatcher({ database, clock, logger, settings: config.webhooks, secrets, destinations });
+  const dueEvents = new DueEvents({ database, clock, logger }, { days: config.webhooks.dueDays, hour: config.webhooks.dueHour });
+  let started: Promise<void> | undefined;
+  return {
+    secrets,
+    destinations,
+    dispatcher,
+    dueEvents,
+    start() {
+      if (!config.webhooks.dispatch || started) return;
+      dueEvents.start();
+      started = dispatcher.start().catch((error: unknown) => logger.error("webhook dispatcher did not start", { error: error instanceof Error ? error.message : String(error) }));
+    },
+    async stop() {
+      if (!started) return;
+      dueEvents.stop();
+      await started;
+      await dispatcher.stop();
+    },
+  };
+}
