@@ -14,6 +14,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     databaseUrl: undefined,
     dataDir: "/nonexistent",
     jwtSecret: TEST_SECRET,
+    secretsKey: "test-secrets-key-that-is-at-least-32-bytes",
+    siiTestCafKeysFile: null,
     cookieSecure: true,
     quotaFlushMs: 2000,
     queryTimeoutMs: 5000,
