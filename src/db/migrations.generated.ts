@@ -9,6 +9,8 @@ import m6 from "../../drizzle/0006_invoice_credited_state.sql" with { type: "tex
 import m7 from "../../drizzle/0007_saved_reports.sql" with { type: "text" };
 import m8 from "../../drizzle/0008_mcp_views_planned_with_the_query.sql" with { type: "text" };
 import m9 from "../../drizzle/0009_mcp_clinic_read_once_per_statement.sql" with { type: "text" };
+import m10 from "../../drizzle/0010_sii_documents.sql" with { type: "text" };
+import m11 from "../../drizzle/0011_mcp_tax_documents_sii_columns.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -21,4 +23,6 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0007_saved_reports", when: 1795492947640, breakpoints: true, sql: m7 },
   { tag: "0008_mcp_views_planned_with_the_query", when: 1795604273883, breakpoints: true, sql: m8 },
   { tag: "0009_mcp_clinic_read_once_per_statement", when: 1795611241009, breakpoints: true, sql: m9 },
+  { tag: "0010_sii_documents", when: 1795670036406, breakpoints: true, sql: m10 },
+  { tag: "0011_mcp_tax_documents_sii_columns", when: 1795670043516, breakpoints: true, sql: m11 },
 ];

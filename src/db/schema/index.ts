@@ -2,3 +2,4 @@ export * from "./clinics";
 export * from "./operations";
 export * from "./billing";
 export * from "./mcp";
+export * from "./sii";
