@@ -12,12 +12,18 @@ export const authority = createTestAuthority();
 export const CLINIC_RUT = "76.086.428-5";
 export const CERT_PASSWORD = "clave-del-certificado";
 
-/** The config a test app needs to trust the stand-in SII's CAFs. */
-export function siiConfig(): Partial<Config> {
-  const file = join(mkdtempSync(join(tmpdir(), "sii-keys-")), "test-caf-keys.pem");
-  writeFileSync(file, authority.publicKeyPem);
-  return { siiTestCafKeysFile: file };
+let keysFile: string | undefined;
+
+/** The PEM file of the stand-in SII's public key: every test app trusts it (tests/helpers/app.ts). */
+export function testCafKeysFile(): string {
+  if (keysFile) return keysFile;
+  keysFile = join(mkdtempSync(join(tmpdir(), "sii-keys-")), "test-caf-keys.pem");
+  writeFileSync(keysFile, authority.publicKeyPem);
+  return keysFile;
 }
+
+/** The config a test app needs to trust the stand-in SII's CAFs (every test app has it by default). */
+export const siiConfig = (): Partial<Config> => ({ siiTestCafKeysFile: testCafKeysFile() });
 
 export const issuerSettings = {
   rut: CLINIC_RUT,
@@ -41,7 +47,8 @@ let sharedCertificate: string | undefined;
 export async function makeIssuer(session: ClinicSession, types: number[] = [33, 39, 61]) {
   const patched = await session.as("PATCH", "/api/v1/clinic", { json: issuerSettings });
   expect(patched.status, patched.text).toBe(200);
-  for (const docType of types) {
+  const stored = await session.as<{ data: { doc_type: number }[] }>("GET", "/api/v1/billing/sii/cafs");
+  for (const docType of types.filter((type) => !stored.body.data.some((caf) => caf.doc_type === type))) {
     const r = await session.as("POST", "/api/v1/billing/sii/cafs", { json: { xml: cafFor(docType) } });
     expect(r.status, r.text).toBe(201);
   }

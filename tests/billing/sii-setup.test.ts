@@ -6,12 +6,11 @@ import type { Refusal, TestApp } from "../helpers/app";
 import { registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { useClinicApp } from "../helpers/fixture";
 import { emitted } from "./helpers";
-import { authority, cafFor, certificate, CERT_PASSWORD, CLINIC_RUT, issuerSettings, makeIssuer, siiConfig } from "./sii-fixtures";
+import { authority, cafFor, certificate, CERT_PASSWORD, CLINIC_RUT, issuerSettings, makeIssuer } from "./sii-fixtures";
 
 let t: TestApp;
-let owner: ClinicSession;
 let vet: ClinicSession;
-useClinicApp((made) => ({ t, owner, vet } = made), { config: siiConfig(), members: ["vet"] });
+useClinicApp((made) => ({ t, vet } = made), { members: ["vet"] });
 
 type CafView = { id: string; doc_type: number; range_from: number; range_to: number; next_folio: number; remaining: number; authorized_on: string; expires_on: string | null; environment: string; warnings: string[] };
 const uploadCaf = (who: ClinicSession, xml: string) => who.as<CafView & Refusal<{ reason: string }>>("POST", "/api/v1/billing/sii/cafs", { json: { xml } });

@@ -7,6 +7,7 @@ import { resetPassword } from "../../src/modules/users/service";
 import type { Refusal, TestApp, ValidationDetails } from "../helpers/app";
 import { addMember, PASSWORD, registerClinic, type ClinicSession } from "../helpers/clinic";
 import { emitted } from "../billing/helpers";
+import { makeIssuer } from "../billing/sii-fixtures";
 import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
@@ -62,6 +63,7 @@ describe("GET and PATCH /clinic", () => {
 
   test("an SII document carries the issuer data of the moment it was issued", async () => {
     const clinic = await registerClinic(t);
+    await makeIssuer(clinic, [39]);
     await clinic.as("PATCH", "/api/v1/clinic", { json: { legal_name: "Primera SpA", rut: "76.086.428-5", address: "Calle 1", giro: "Veterinaria" } });
     const invoice = await emitted(clinic, [{ quantity: 1, unit_price: 1000 }]);
     const doc = await clinic.as<TaxDocumentView>("POST", "/api/v1/billing/sii/documents", { json: { doc_type: 39, invoice_id: invoice.id } });

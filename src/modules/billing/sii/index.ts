@@ -8,7 +8,6 @@ import { latin1 } from "./xml";
 import { siiSettings } from "./settings";
 
 const XML_TYPE = "application/xml; charset=ISO-8859-1";
-const fileResponse = (mediaType: string, description: string) => ({ 200: { description, content: { [mediaType]: { schema: { type: "string" as const, format: "binary" } } } } });
 const xmlAnswer = (xml: string, filename: string) => new Response(latin1(xml), { headers: { "content-type": XML_TYPE, "content-disposition": `inline; filename="${filename}"` } });
 
 /** SII documents: issuing (the ledger routes), their XML, envelopes and PDF; the CAFs and the certificate they need. */
@@ -29,12 +28,12 @@ export const siiController = (context: AppContext) => {
     .get("/documents/:id/xml", async ({ actor, params }: any) => xmlAnswer(await service.documentXml(services, actor.clinicId, params.id), `dte-${params.id}.xml`), {
       params: IdParams,
       response: errorResponses(401, 404, 409, 422),
-      detail: { summary: "The signed DTE (ISO-8859-1)", responses: fileResponse(XML_TYPE, "The signed DTE") },
+      detail: { summary: "The signed DTE (ISO-8859-1)", "x-media-type": XML_TYPE },
     })
     .get("/documents/:id/envelope", async ({ actor, params }: any) => xmlAnswer(await service.documentEnvelope(services, settings, actor.clinicId, params.id), `envio-${params.id}.xml`), {
       params: IdParams,
       response: errorResponses(401, 404, 409, 422),
-      detail: { summary: "The document alone in a signed EnvioDTE (33, 61) or EnvioBOLETA (39), ready to upload to the SII", responses: fileResponse(XML_TYPE, "The signed envelope") },
+      detail: { summary: "The document alone in a signed EnvioDTE (33, 61) or EnvioBOLETA (39), ready to upload to the SII", "x-media-type": XML_TYPE },
     })
     .get(
       "/documents/:id/pdf",
@@ -46,13 +45,13 @@ export const siiController = (context: AppContext) => {
         params: IdParams,
         query: PdfQuery,
         response: errorResponses(401, 404, 409, 422),
-        detail: { summary: "The printed copy with the timbre (PDF417)", responses: fileResponse("application/pdf", "The PDF") },
+        detail: { summary: "The printed copy with the timbre (PDF417)", "x-media-type": "application/pdf" },
       },
     )
     .get("/envelopes", async ({ actor, query }: any) => xmlAnswer(await service.dayEnvelope(services, settings, actor.clinicId, query), `envio-${query.doc_type}-${query.date}.xml`), {
       query: EnvelopeQuery,
       response: errorResponses(401, 404, 409, 422),
-      detail: { summary: "One clinic day's documents of a type in one signed envelope (at most 2,000 DTEs or 500 boletas)", responses: fileResponse(XML_TYPE, "The signed envelope") },
+      detail: { summary: "One clinic day's documents of a type in one signed envelope (at most 2,000 DTEs or 500 boletas)", "x-media-type": XML_TYPE },
     })
     .get("/cafs", ({ actor }) => service.listCafs(services, actor.clinicId), {
       response: { 200: CafList, ...errorResponses(401) },

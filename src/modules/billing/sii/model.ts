@@ -55,8 +55,9 @@ export type TaxDocumentView = typeof TaxDocumentModel.static;
 
 export const PdfQuery = t.Object({ format: t.Optional(t.Union([t.Literal("letter"), t.Literal("thermal")], { description: "letter (default for 33 and 61) or an 80 mm roll (default for 39)" })) });
 export const EnvelopeQuery = t.Object({
-  doc_type: t.Union(["33", "39", "61"].map((d) => t.Literal(d)), { description: "33 or 61 make an EnvioDTE, 39 an EnvioBOLETA" }),
-  date: t.String({ format: "date", description: "The clinic's day of issue", examples: ["2026-01-15"] }),
+  // Required, but checked by the service so that authentication answers first.
+  doc_type: t.Optional(t.Union(["33", "39", "61"].map((d) => t.Literal(d)), { description: "Required: 33 or 61 make an EnvioDTE, 39 an EnvioBOLETA" })),
+  date: t.Optional(t.String({ format: "date", description: "Required: the clinic's day of issue", examples: ["2026-01-15"] })),
   environment: t.Optional(Environment),
 });
 

@@ -8,6 +8,7 @@ export interface PrintedDocument {
   docType: number;
   folio: number;
   issueDate: string;
+  issuedAt: Date;
   environment: SiiEnvironment;
   issuer: { rut: string; legalName: string; giro: string; address: string | null; commune: string | null };
   receiver: { rut: string; name: string | null; giro: string | null; address: string | null; commune: string | null };
@@ -53,6 +54,9 @@ export async function printDocument(document: PrintedDocument, format: PrintForm
   const pdf = await PDFDocument.create();
   pdf.setTitle(`${DOC_TYPE_NAMES[document.docType]} N° ${document.folio}`);
   pdf.setCreator("vet-clinic-service");
+  // The same document prints the same bytes: the PDF's dates are its issue, not the moment of printing.
+  pdf.setCreationDate(document.issuedAt);
+  pdf.setModificationDate(document.issuedAt);
   const regular = await pdf.embedFont(StandardFonts.Helvetica);
   const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
   const barcode = await pdf.embedPng(await timbrePng(document.ted));

@@ -359,11 +359,14 @@ export async function documentEnvelope(ctx: ServiceContext, settings: SiiSetting
 }
 
 /** The clinic day's signed documents of one type in one envelope (never mixing environments). */
-export async function dayEnvelope(ctx: ServiceContext, settings: SiiSettings, clinicId: string, query: { doc_type: string; date: string; environment?: SiiEnvironment }) {
+export async function dayEnvelope(ctx: ServiceContext, settings: SiiSettings, clinicId: string, query: { doc_type?: string; date?: string; environment?: SiiEnvironment }) {
+  const missing = (["doc_type", "date"] as const).filter((name) => !query[name]).map((name) => ({ path: `query.${name}`, message: "Required" }));
+  if (missing.length) throw AppError.validation(missing);
+  const date = query.date!;
   const clinic = await clinicRow(ctx, clinicId);
   const docType = Number(query.doc_type);
-  const from = startOfDayInZone(query.date, clinic.timezone);
-  const to = startOfDayInZone(addDays(query.date, 1), clinic.timezone);
+  const from = startOfDayInZone(date, clinic.timezone);
+  const to = startOfDayInZone(addDays(date, 1), clinic.timezone);
   const limit = docType === 39 ? ENVELOPE_LIMIT.boleta : ENVELOPE_LIMIT.dte;
   const rows = await ctx.db
     .select({ signed_xml: taxDocuments.signed_xml, environment: taxDocuments.environment })
@@ -402,6 +405,7 @@ export async function documentPdf(ctx: ServiceContext, clinicId: string, id: str
       docType: row.doc_type,
       folio: row.folio,
       issueDate,
+      issuedAt: row.issued_at,
       environment: row.environment,
       issuer: {
         rut: row.issuer_rut ?? "",
