@@ -103,3 +103,17 @@ describe("accounts", () => {
     await expect(resetPassword({ db: t.database.db, clock: t.clock }, "nobody@clinic.test", "whatever long")).rejects.toThrow("no user with the email");
   });
 });
+
+describe("SII issuer data", () => {
+  test("PATCH /clinic takes Acteco, comuna and the SII resolution; malformed values are 422 and change nothing", async () => {
+    const clinic = await registerClinic(t);
+    const ok = await clinic.as<ClinicView>("PATCH", "/api/v1/clinic", { json: { economic_activity_code: "750000", commune: "Ñuñoa", sii_resolution_number: 0, sii_resolution_date: "2026-01-05" } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body).toMatchObject({ economic_activity_code: "750000", commune: "Ñuñoa", sii_resolution_number: 0, sii_resolution_date: "2026-01-05" });
+    for (const json of [{ economic_activity_code: "1234567" }, { economic_activity_code: "75a000" }, { commune: "x".repeat(21) }, { sii_resolution_number: -1 }, { sii_resolution_date: "2026-02-30" }, { sii_resolution_date: "05-01-2026" }]) {
+      const r = await clinic.as("PATCH", "/api/v1/clinic", { json });
+      expect(r.status, `${JSON.stringify(json)}: ${r.text}`).toBe(422);
+    }
+    expect((await clinic.as<ClinicView>("GET", "/api/v1/clinic")).body).toMatchObject({ economic_activity_code: "750000", commune: "Ñuñoa", sii_resolution_date: "2026-01-05" });
+  });
+});
