@@ -92,7 +92,8 @@ export function openPkcs12(base64: string, password: string, now: Date): OpenedC
     issuer: distinguishedName(certificate.issuer.attributes),
     validFrom: certificate.validity.notBefore,
     validTo: certificate.validity.notAfter,
-    certificatePem: forge.pki.certificateToPem(certificate),
-    privateKeyPem: forge.pki.privateKeyToPem(key),
+    // forge writes CRLF line ends; stored text keeps plain newlines.
+    certificatePem: forge.pki.certificateToPem(certificate).replace(/\r\n/g, "\n"),
+    privateKeyPem: forge.pki.privateKeyToPem(key).replace(/\r\n/g, "\n"),
   };
 }
