@@ -12,6 +12,10 @@ export interface Config {
   databaseDirectUrl?: string | undefined;
   dataDir: string;
   jwtSecret: string;
+  /** Encrypts the secrets kept in the database (CAF private keys, the SII certificate's key). */
+  secretsKey: string;
+  /** A PEM file of extra public keys trusted for CAF signatures (tests and development): their CAFs issue `environment: "test"` documents. */
+  siiTestCafKeysFile: string | null;
   cookieSecure: boolean;
   quotaFlushMs: number;
   queryTimeoutMs: number;
@@ -101,13 +105,26 @@ function intFrom(env: Env, name: string, fallback: number, min = 0): number {
  * and kept in DATA_DIR with mode 0600 so restarts keep sessions.
  */
 export function resolveJwtSecret(env: Env, dataDir: string): string {
-  const given = env.JWT_SECRET;
+  return resolveSecret(env, dataDir, "JWT_SECRET", "jwt-secret");
+}
+
+/**
+ * SECRETS_KEY: the key (at least 32 bytes) the database's secrets are encrypted with; the same
+ * rule as JWT_SECRET (required in production, else generated once into DATA_DIR/secrets-key).
+ * Losing it makes the stored CAF keys and certificate unusable: they must be uploaded again.
+ */
+export function resolveSecretsKey(env: Env, dataDir: string): string {
+  return resolveSecret(env, dataDir, "SECRETS_KEY", "secrets-key");
+}
+
+function resolveSecret(env: Env, dataDir: string, name: string, fileName: string): string {
+  const given = env[name];
   if (given !== undefined && given !== "") {
-    if (Buffer.byteLength(given) < 32) throw new Error("JWT_SECRET must be at least 32 bytes");
+    if (Buffer.byteLength(given) < 32) throw new Error(`${name} must be at least 32 bytes`);
     return given;
   }
-  if (env.NODE_ENV === "production") throw new Error("JWT_SECRET is required when NODE_ENV=production");
-  const file = join(dataDir, "jwt-secret");
+  if (env.NODE_ENV === "production") throw new Error(`${name} is required when NODE_ENV=production`);
+  const file = join(dataDir, fileName);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(dataDir, { recursive: true });
   const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(48))).toString("base64url");
@@ -146,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || "./data");
   const level = (env.LOG_LEVEL || "info") as LogLevel;
   if (!["debug", "info", "warn", "error", "silent"].includes(level)) throw new Error(`LOG_LEVEL "${level}" is unknown`);
+  if (env.NODE_ENV === "production" && !env.SECRETS_KEY) throw new Error("SECRETS_KEY is required when NODE_ENV=production");
   return {
     port: intFrom(env, "PORT", 3000),
     host: env.HOST || "0.0.0.0",
@@ -153,6 +171,13 @@ export function loadConfig(env: Env = process.env): Config {
     databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
     dataDir,
     jwtSecret: resolveJwtSecret(env, dataDir),
+    // Read or generated on first use, so commands that never touch the secrets write no key file.
+    get secretsKey() {
+      const value = resolveSecretsKey(env, dataDir);
+      Object.defineProperty(this, "secretsKey", { value, enumerable: true });
+      return value;
+    },
+    siiTestCafKeysFile: env.SII_TEST_CAF_KEYS ? resolve(env.SII_TEST_CAF_KEYS) : null,
     cookieSecure: env.COOKIE_SECURE !== "false",
     quotaFlushMs: intFrom(env, "QUOTA_FLUSH_MS", 2000, 10),
     queryTimeoutMs: intFrom(env, "QUERY_TIMEOUT_MS", 5000, 1),

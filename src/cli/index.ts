@@ -85,13 +85,13 @@ export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = 
       if (size !== "small" && size !== "large") throw new Error("--size must be small or large");
       const { demoBlock, seedDemo } = await import("./seed");
       return withConfiguredDatabase(async (database) => {
-        const result = await seedDemo(database, systemClock, size, { replace: values.replace === true });
+        const result = await seedDemo(database, systemClock, size, { replace: values.replace === true, secretsKey: loadConfig().secretsKey });
         console.log(`${demoBlock(result)}\nData: ${database.location}; ${Object.entries(result.counts).map(([table, n]) => `${n} ${table}`).join(", ")}`);
       });
     }
     case "demo": {
       const { demoBlock, seedDemo } = await import("./seed");
-      const result = await withConfiguredDatabase((database) => seedDemo(database, systemClock, "small", { replace: values.replace === true }));
+      const result = await withConfiguredDatabase((database) => seedDemo(database, systemClock, "small", { replace: values.replace === true, secretsKey: loadConfig().secretsKey }));
       // Printed after "listening", so the logins sit above the request log instead of scrolling away.
       return serve({ onListening: (baseUrl) => console.log(demoBlock(result, baseUrl)), compiledPostgres });
     }

@@ -11,6 +11,12 @@ import { createReport } from "../modules/mcp-reports/service";
 import { reportTemplates } from "../modules/mcp-reports/templates";
 import { taxFor } from "../lib/money";
 import { formatRut } from "../lib/rut";
+import { createPublicKey } from "node:crypto";
+import type { ServiceContext } from "../db/client";
+import { createSecretBox } from "../lib/secrets";
+import * as siiService from "../modules/billing/sii/service";
+import type { SiiSettings } from "../modules/billing/sii/settings";
+import { createTestAuthority } from "../modules/billing/sii/test-authority";
 
 const FIRST = ["Camila", "Matías", "Valentina", "Benjamín", "Catalina", "Vicente", "Javiera", "Martín", "Fernanda", "Tomás", "Isidora", "Agustín", "Constanza", "Joaquín", "Francisca", "Cristóbal", "Antonia", "Diego", "Josefa", "Felipe"];
 const LAST = ["González", "Muñoz", "Rojas", "Díaz", "Pérez", "Soto", "Contreras", "Silva", "Martínez", "Sepúlveda", "Morales", "Rodríguez", "López", "Fuentes", "Hernández", "Torres", "Araya", "Flores", "Espinoza", "Valenzuela"];
@@ -24,6 +30,26 @@ const PETS: { species: string; breeds: string[]; names: string[]; grams: [number
 const SERVICES: [string, number][] = [["Consulta general", 25_000], ["Vacuna antirrábica", 15_000], ["Vacuna óctuple", 18_000], ["Desparasitación", 9_000], ["Hemograma", 22_000], ["Radiografía", 35_000], ["Ecografía abdominal", 45_000], ["Limpieza dental", 60_000], ["Control post operatorio", 12_000]];
 const REASONS = ["Control anual", "Vacunación", "Vómitos", "Cojera", "Control de peso", "Dermatitis", "Otitis", "Control post operatorio"];
 const DIAGNOSES = ["Sano", "Gastroenteritis leve", "Otitis externa", "Dermatitis alérgica", "Sobrepeso", "Esguince leve"];
+
+/**
+ * The demo's SII set-up, under a stand-in SII (environment "test": its documents print SIN VALOR
+ * LEGAL): issuer data, a CAF per type whose range starts after the seeded documents' folios, a
+ * test certificate, and one signed boleta, so the console shows issuing, PDF and XML at once.
+ */
+async function demoSiiSetUp(ctx: ServiceContext, clinicId: string, secretsKey: string, folios: Record<number, number>, unbilledInvoiceId: string | undefined) {
+  await ctx.db.update(clinics).set({ economic_activity_code: "750000", commune: "Ñuñoa", sii_resolution_number: 0, sii_resolution_date: "2026-01-05" }).where(eq(clinics.id, clinicId));
+  const authority = createTestAuthority();
+  const settings: SiiSettings = { secrets: createSecretBox(secretsKey), trust: { sii: new Map(), test: [createPublicKey(authority.publicKeyPem)] } };
+  const today = dayInZone(ctx.clock.now(), "America/Santiago");
+  for (const docType of [33, 39, 61]) {
+    const from = (folios[docType] ?? 0) + 1;
+    await siiService.uploadCaf(ctx, settings, clinicId, authority.caf({ rut: formatRut(76_086_428), legalName: "SERVICIOS VETERINARIOS LOS AROMOS", docType, from, to: from + 999, authorizedOn: today }));
+  }
+  const password = randomAlphanumeric(16);
+  const now = ctx.clock.now();
+  await siiService.putCertificate(ctx, settings, clinicId, { pkcs12: authority.pkcs12({ holderRut: formatRut(12_345_678), name: "Camila Rojas (demo)", password, notBefore: new Date(now.getTime() - DAY), notAfter: new Date(now.getTime() + 365 * DAY) }), password });
+  if (unbilledInvoiceId) await siiService.create(ctx, settings, clinicId, { doc_type: 39, invoice_id: unbilledInvoiceId });
+}
 
 /** A small deterministic generator, so two demo seeds look alike. */
 function prng(seed: number) {
@@ -136,6 +162,8 @@ export interface SeedOptions {
   /** Delete an existing demo clinic and create it anew (default: reuse it). */
   replace?: boolean;
   largeVisitCount?: number;
+  /** The server's SECRETS_KEY: with it the demo clinic gets a test CAF per type and a test certificate, and signs a boleta. */
+  secretsKey?: string;
 }
 
 /** A realistic Chilean clinic: people, pets, two months of visits, billing with SII documents, alerts. Re-runnable: see SeedOptions. */
@@ -279,6 +307,7 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
   if (refundRows.length) await db.insert(refunds).values(refundRows);
   if (documentRows.length) await db.insert(taxDocuments).values(documentRows);
   await db.insert(folioCounters).values(Object.entries(folios).filter(([, last]) => last > 0).map(([docType, last]) => ({ clinic_id: clinicId, doc_type: Number(docType), last_folio: last })));
+  if (options.secretsKey) await demoSiiSetUp({ db, clock }, clinicId, options.secretsKey, folios, invoiceRows.find((row) => row.status === "emitted")?.id);
 
   await db.insert(alerts).values(
     patientRows.slice(0, 25).map((patient, i) => ({

@@ -7,6 +7,10 @@ export interface Clinic {
   rut: string | null;
   address: string | null;
   giro: string | null;
+  economic_activity_code: string | null;
+  commune: string | null;
+  sii_resolution_number: number | null;
+  sii_resolution_date: string | null;
   timezone: string;
   currency: string;
   tax_rate_bps: number;
@@ -90,6 +94,21 @@ export class Api {
   get = <T>(path: string, query?: Query) => this.send<T>("GET", path, { query });
   post = <T>(path: string, json?: unknown, idempotencyKey?: string) => this.send<T>("POST", path, { json, idempotencyKey });
   patch = <T>(path: string, json: unknown) => this.send<T>("PATCH", path, { json });
+  put = <T>(path: string, json: unknown) => this.send<T>("PUT", path, { json });
+
+  /** Opens a file the API answers (a PDF, an XML) in a new tab: fetched with the session's token, shown from a blob. */
+  async open(path: string, query?: Query): Promise<void> {
+    const url = new URL(`/api/v1${path}`, location.origin);
+    for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, String(value));
+    let response = await fetch(url, { headers: this.token ? { authorization: `Bearer ${this.token}` } : {}, credentials: "same-origin" });
+    if (response.status === 401 && (await this.refresh())) response = await fetch(url, { headers: { authorization: `Bearer ${this.token}` }, credentials: "same-origin" });
+    if (!response.ok) {
+      const body = await response.json().catch(() => undefined);
+      throw new ApiError(response.status, body?.code ?? `HTTP_${response.status}`, body?.message ?? response.statusText, body?.details);
+    }
+    const blob = await response.blob();
+    window.open(URL.createObjectURL(blob), "_blank", "noopener");
+  }
   remove = (path: string) => this.send<void>("DELETE", path);
 
   async send<T>(method: string, path: string, options: SendOptions = {}): Promise<T> {

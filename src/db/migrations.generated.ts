@@ -16,6 +16,9 @@ import m13 from "../../drizzle/0013_mcp_reader_clinical_record.sql" with { type:
 import m14 from "../../drizzle/0014_oauth_connections.sql" with { type: "text" };
 import m15 from "../../drizzle/0015_events_and_webhooks.sql" with { type: "text" };
 import m16 from "../../drizzle/0016_audit_trigger.sql" with { type: "text" };
+import m17 from "../../drizzle/0017_sii_documents.sql" with { type: "text" };
+import m18 from "../../drizzle/0018_mcp_reader_tax_documents_sii_columns.sql" with { type: "text" };
+import m19 from "../../drizzle/0019_audit_sii_tables.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -35,4 +38,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0014_oauth_connections", when: 1795674124358, breakpoints: true, sql: m14 },
   { tag: "0015_events_and_webhooks", when: 1795674569514, breakpoints: true, sql: m15 },
   { tag: "0016_audit_trigger", when: 1795674569989, breakpoints: true, sql: m16 },
+  { tag: "0017_sii_documents", when: 1795674667795, breakpoints: true, sql: m17 },
+  { tag: "0018_mcp_reader_tax_documents_sii_columns", when: 1795674668381, breakpoints: true, sql: m18 },
+  { tag: "0019_audit_sii_tables", when: 1795674675533, breakpoints: true, sql: m19 },
 ];

@@ -172,6 +172,8 @@ function operationFor(route: RouteLike, path: string): Json {
   }
   if (idempotent) parameters.push({ name: "Idempotency-Key", in: "header", required: false, description: "A UUID; a retry with the same key and body within 24 h replays the first response", schema: { type: "string", format: "uuid" } });
 
+  // A route that answers a file (XML, PDF) names its media type; its success is that file.
+  const fileMediaType = detail["x-media-type"] as string | undefined;
   const statuses = new Map<string, Schema | undefined>(Object.entries(responseSchemas(hooks)));
   // The error envelope for each of these statuses the route does not describe itself.
   const orError = (...codes: string[]) => {
@@ -197,6 +199,8 @@ function operationFor(route: RouteLike, path: string): Json {
     const isVoid = status === "204" || (schema as Schema | undefined)?.type === "void";
     responses[status] = isVoid
       ? { description, headers }
+      : fileMediaType && status.startsWith("2")
+        ? { description, headers, content: { [fileMediaType]: { schema: { type: "string", format: "binary" } } } }
       : { description, headers, content: { "application/json": { schema: isError && (!schema || schema === ERROR) ? { $ref: "#/components/schemas/Error" } : withOpenObjects(plainJsonSchema(schema ?? { type: "object" })) } } };
   }
 

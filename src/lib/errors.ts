@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   TOOL_NOT_FOUND: { status: 404, error: "tool_not_found" },
   METHOD_NOT_ALLOWED: { status: 405, error: "method_not_allowed" },
   CONFLICT: { status: 409, error: "conflict" },
+  NO_FOLIOS: { status: 409, error: "no_folios" },
   EMAIL_TAKEN: { status: 409, error: "email_taken" },
   INVALID_STATE_TRANSITION: { status: 409, error: "invalid_state_transition" },
   NOTE_SIGNED: { status: 409, error: "note_signed" },

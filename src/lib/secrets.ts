@@ -1,31 +1,42 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 
 /**
- * Secrets the service must read back (webhook signing secrets) are kept encrypted with
- * AES-256-GCM under a key that is not in the database: derived from the JWT secret, so a copy
- * of the database (or a backup) alone does not reveal them.
+ * Encrypts secrets kept in the database (CAF private keys, the certificate's key) with AES-256-GCM
+ * under a key that lives outside the database: the SHA-256 of SECRETS_KEY. The sealed form is
+ * `v1.<iv>.<tag>.<ciphertext>` (base64url), so a backup of the database carries only ciphertext and
+ * a restore opens it again given the same SECRETS_KEY.
  */
-export class SecretBox {
-  private readonly key: Buffer;
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
 
-  constructor(rootSecret: string, purpose: string) {
-    this.key = createHmac("sha256", rootSecret).update(`secret-box:${purpose}`).digest();
+export class SecretUnreadableError extends Error {
+  constructor() {
+    super("A stored secret cannot be decrypted with this SECRETS_KEY (was the database restored with another key?)");
+    this.name = "SecretUnreadableError";
   }
+}
 
-  /** `v1.<iv>.<ciphertext and tag>`, base64url. */
-  seal(plain: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-    const sealed = Buffer.concat([cipher.update(plain, "utf8"), cipher.final(), cipher.getAuthTag()]);
-    return `v1.${iv.toString("base64url")}.${sealed.toString("base64url")}`;
-  }
-
-  open(sealed: string): string {
-    const [version, iv, body] = sealed.split(".");
-    if (version !== "v1" || !iv || !body) throw new Error("A sealed secret has an unknown form");
-    const data = Buffer.from(body, "base64url");
-    const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"));
-    decipher.setAuthTag(data.subarray(data.length - 16));
-    return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8");
-  }
+export function createSecretBox(secretsKey: string): SecretBox {
+  const key = createHash("sha256").update("vet-clinic secrets v1\0").update(secretsKey).digest();
+  return {
+    seal(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", key, iv);
+      const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+      return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
+    },
+    open(sealed) {
+      const [version, iv, tag, body] = sealed.split(".");
+      if (version !== "v1" || !iv || !tag || body === undefined) throw new SecretUnreadableError();
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+        decipher.setAuthTag(Buffer.from(tag, "base64url"));
+        return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+      } catch {
+        throw new SecretUnreadableError();
+      }
+    },
+  };
 }

@@ -18,6 +18,7 @@ import type { InvoiceView } from "../../src/modules/billing/invoices/model";
 import type { TutorView } from "../../src/modules/tutors/model";
 import { createTestApp, type ErrorBody, type TestApp } from "../helpers/app";
 import { PASSWORD, registerClinic, sessionFrom, type ClinicSession } from "../helpers/clinic";
+import { makeIssuer } from "../billing/sii-fixtures";
 import { createTestDatabase, databaseKind, POSTGRES_URL, sharedPgliteAssets } from "../helpers/database";
 import { createKey, invoke } from "../mcp/helpers";
 
@@ -27,6 +28,8 @@ let owner: ClinicSession;
 beforeAll(async () => {
   t = await createTestApp({ config: { backup: { dir, intervalMs: 6 * HOUR, keep: 3 } } });
   owner = await registerClinic(t);
+  // Boletas need a CAF and a certificate; their keys travel encrypted in backups and open again after a move.
+  await makeIssuer(owner, [39]);
 });
 afterAll(async () => {
   await t.close();

@@ -9,6 +9,7 @@ import type { ClinicSession } from "../helpers/clinic";
 import { createKey, invoke, type QueryResult } from "../mcp/helpers";
 import { emitted, pay, tutorFor } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
+import { makeIssuer } from "./sii-fixtures";
 
 let t: TestApp;
 let owner: ClinicSession;
@@ -17,6 +18,7 @@ useClinicApp((made) => ({ t, owner } = made), { clinic: { timezone: "America/San
 const issue = (json: unknown) => owner.as<Answer<TaxDocumentView>>("POST", "/api/v1/billing/sii/documents", { json });
 
 test("credit a paid boleta end to end: refused while money is held, then the invoice is credited and leaves the revenue figures", async () => {
+  await makeIssuer(owner, [39, 61]);
   const key = await createKey(owner, { scopes: ["clinic_context", "query"] });
   const before = (await invoke<ClinicContextResult>(t, key.api_key, "get_clinic_context")).body;
   const tutorId = await tutorFor(owner, "Credited Tutor");

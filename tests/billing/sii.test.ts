@@ -1,21 +1,30 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import type { CursorPageBody } from "../../src/http/pagination";
 import type { TaxDocumentView } from "../../src/modules/billing/sii/model";
 import type { Answer, Refusal, TestApp, ValidationDetails } from "../helpers/app";
 import { registerClinic, type ClinicSession } from "../helpers/clinic";
 import { draft, emitted, pay } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
+import { makeIssuer, siiConfig } from "./sii-fixtures";
 
 let t: TestApp;
 let owner: ClinicSession;
-useClinicApp((made) => ({ t, owner } = made));
+useClinicApp((made) => ({ t, owner } = made), { config: siiConfig() });
+/** A clinic ready to issue (issuer data, CAFs from folio 1, a certificate). */
+const issuerClinic = async () => {
+  const clinic = await registerClinic(t);
+  await makeIssuer(clinic);
+  return clinic;
+};
 
 const issue = <Body = Answer<TaxDocumentView>>(who: ClinicSession, json: Record<string, unknown>) => who.as<Body>("POST", "/api/v1/billing/sii/documents", { json });
 const documents = async () => (await t.database.query<{ n: number }>("select count(*)::int as n from tax_documents"))[0]!.n;
 
 describe("tax documents", () => {
+  beforeAll(() => makeIssuer(owner));
+
   test("a boleta (39) for an emitted invoice and a factura (33) for a paid one, with folios per type from 1", async () => {
-    const clinic = await registerClinic(t);
+    const clinic = await issuerClinic();
     const a = await emitted(clinic, [{ quantity: 1, unit_price: 10_000 }]);
     const b = await emitted(clinic, [{ quantity: 2, unit_price: 10_000 }]);
     await pay(clinic, b.id, b.total_amount);
@@ -30,7 +39,7 @@ describe("tax documents", () => {
   });
 
   test("one 33/39 per invoice: a second is 409 and does not consume a folio", async () => {
-    const clinic = await registerClinic(t);
+    const clinic = await issuerClinic();
     const a = await emitted(clinic, [{ quantity: 1, unit_price: 1_000 }]);
     expect((await issue(clinic, { doc_type: 39, invoice_id: a.id })).body.folio).toBe(1);
     const before = await documents();
@@ -72,7 +81,7 @@ describe("tax documents", () => {
   });
 
   test("a nota de crédito (61) credits an earlier document in full, once", async () => {
-    const clinic = await registerClinic(t);
+    const clinic = await issuerClinic();
     const inv = await emitted(clinic, [{ quantity: 1, unit_price: 5_000 }]);
     const boleta = (await issue(clinic, { doc_type: 39, invoice_id: inv.id })).body;
     const credit = await issue(clinic, { doc_type: 61, referenced_document_id: boleta.id });
@@ -84,7 +93,7 @@ describe("tax documents", () => {
   });
 
   test("40 concurrent requests get folios 1..40 exactly once", async () => {
-    const clinic = await registerClinic(t);
+    const clinic = await issuerClinic();
     const invoices = [];
     for (let i = 0; i < 40; i++) invoices.push(await emitted(clinic, [{ quantity: 1, unit_price: 100 + i }]));
     const results = await Promise.all(invoices.map((inv) => issue(clinic, { doc_type: 39, invoice_id: inv.id })));
@@ -93,7 +102,7 @@ describe("tax documents", () => {
   });
 
   test("lists filter by doc_type and issue date; another clinic sees none and cannot reference them", async () => {
-    const clinic = await registerClinic(t);
+    const clinic = await issuerClinic();
     const a = await emitted(clinic, [{ quantity: 1, unit_price: 1_000 }]);
     const boleta = (await issue(clinic, { doc_type: 39, invoice_id: a.id })).body;
     const b = await emitted(clinic, [{ quantity: 1, unit_price: 1_000 }]);

@@ -3,11 +3,12 @@
  * `bun run test:browser` (with the other browser checks); `.ci/run` runs it.
  */
 import AxeBuilder from "@axe-core/playwright";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { call, startServer } from "../helpers/server-process";
+import { createTestAuthority } from "../../src/modules/billing/sii/test-authority";
 import { existsSync } from "node:fs";
 import { Firefox, FIREFOX_PATH } from "./firefox";
 import { assert, BrowserRun } from "./harness";
@@ -18,7 +19,10 @@ const TABLET = { width: 1024, height: 768 };
 // The browser first: one that cannot start (Chromium not installed) then leaves no server behind.
 const run = await BrowserRun.launch();
 const dataDir = mkdtempSync(join(tmpdir(), "vet-console-"));
-const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" });
+// A stand-in SII whose CAFs the server trusts, so the console can issue signed boletas and facturas.
+const authority = createTestAuthority();
+writeFileSync(join(dataDir, "test-caf-keys.pem"), authority.publicKeyPem);
+const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn", SII_TEST_CAF_KEYS: join(dataDir, "test-caf-keys.pem") });
 const base = server.baseUrl.replace("localhost", "127.0.0.1");
 
 // The clinic: its owner, a receptionist, a tutor with a patient and a visit at 10:00 today.
@@ -28,6 +32,9 @@ await call(base, "POST", "/api/v1/users", { token: ownerToken, json: { email: "d
 const tutor = await call(base, "POST", "/api/v1/tutors", { token: ownerToken, json: { name: "Camila Rojas", phone: "+56 9 1234 5678" } });
 const luna = await call(base, "POST", "/api/v1/patients", { token: ownerToken, json: { tutor_id: tutor.body.id, name: "Luna", species: "cat" } });
 const today = new Intl.DateTimeFormat("en-CA", { timeZone: "America/Santiago" }).format(new Date());
+await call(base, "PATCH", "/api/v1/clinic", { token: ownerToken, json: { rut: "76.086.428-5", legal_name: "Servicios Veterinarios Los Aromos SpA", giro: "Servicios veterinarios", economic_activity_code: "750000", address: "Av. Los Aromos 1234", commune: "Ñuñoa" } });
+for (const docType of [33, 39]) await call(base, "POST", "/api/v1/billing/sii/cafs", { token: ownerToken, json: { xml: authority.caf({ rut: "76.086.428-5", docType, from: 1, to: 100, authorizedOn: today }) } });
+await call(base, "PUT", "/api/v1/billing/sii/certificate", { token: ownerToken, json: { pkcs12: authority.pkcs12({ holderRut: "12.345.678-5", password: "p12", notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 365 * 86_400_000) }), password: "p12" } });
 const visit = await call(base, "POST", "/api/v1/visits", { token: ownerToken, json: { patient_id: luna.body.id, scheduled_at: zonedInstant(today, "10:00"), reason: "Control anual" } });
 
 /** A wall-clock time in Santiago as an instant (the test's own arithmetic, not the console's). */

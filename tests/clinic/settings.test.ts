@@ -7,6 +7,7 @@ import { resetPassword } from "../../src/modules/users/service";
 import type { Refusal, TestApp, ValidationDetails } from "../helpers/app";
 import { addMember, PASSWORD, registerClinic, type ClinicSession } from "../helpers/clinic";
 import { emitted } from "../billing/helpers";
+import { makeIssuer } from "../billing/sii-fixtures";
 import { useClinicApp } from "../helpers/fixture";
 
 let t: TestApp;
@@ -62,6 +63,7 @@ describe("GET and PATCH /clinic", () => {
 
   test("an SII document carries the issuer data of the moment it was issued", async () => {
     const clinic = await registerClinic(t);
+    await makeIssuer(clinic, [39]);
     await clinic.as("PATCH", "/api/v1/clinic", { json: { legal_name: "Primera SpA", rut: "76.086.428-5", address: "Calle 1", giro: "Veterinaria" } });
     const invoice = await emitted(clinic, [{ quantity: 1, unit_price: 1000 }]);
     const doc = await clinic.as<TaxDocumentView>("POST", "/api/v1/billing/sii/documents", { json: { doc_type: 39, invoice_id: invoice.id } });
@@ -99,5 +101,19 @@ describe("accounts", () => {
     expect((await t.request("POST", "/api/v1/auth/refresh", { headers: { cookie: clinic.refreshCookie } })).status).toBe(401);
     expect((await t.request("POST", "/api/v1/auth/login", { json: { email: clinic.user.email, password: "reset by the operator" } })).status).toBe(200);
     await expect(resetPassword({ db: t.database.db, clock: t.clock }, "nobody@clinic.test", "whatever long")).rejects.toThrow("no user with the email");
+  });
+});
+
+describe("SII issuer data", () => {
+  test("PATCH /clinic takes Acteco, comuna and the SII resolution; malformed values are 422 and change nothing", async () => {
+    const clinic = await registerClinic(t);
+    const ok = await clinic.as<ClinicView>("PATCH", "/api/v1/clinic", { json: { economic_activity_code: "750000", commune: "Ñuñoa", sii_resolution_number: 0, sii_resolution_date: "2026-01-05" } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body).toMatchObject({ economic_activity_code: "750000", commune: "Ñuñoa", sii_resolution_number: 0, sii_resolution_date: "2026-01-05" });
+    for (const json of [{ economic_activity_code: "1234567" }, { economic_activity_code: "75a000" }, { commune: "x".repeat(21) }, { sii_resolution_number: -1 }, { sii_resolution_date: "2026-02-30" }, { sii_resolution_date: "05-01-2026" }]) {
+      const r = await clinic.as("PATCH", "/api/v1/clinic", { json });
+      expect(r.status, `${JSON.stringify(json)}: ${r.text}`).toBe(422);
+    }
+    expect((await clinic.as<ClinicView>("GET", "/api/v1/clinic")).body).toMatchObject({ economic_activity_code: "750000", commune: "Ñuñoa", sii_resolution_date: "2026-01-05" });
   });
 });

@@ -1,6 +1,7 @@
 import { createApp, type App, type BuiltApp } from "../../src/app";
 import { DEFAULT_LIMITS, type Config } from "../../src/config";
 import { ManualClock } from "../../src/lib/clock";
+import { testCafKeysFile } from "../billing/sii-fixtures";
 import { createLogger, silentLogger, type Logger } from "../../src/lib/logger";
 import { contractFor } from "./contract";
 import { createTestDatabase, type TestDatabase } from "./database";
@@ -14,6 +15,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     databaseUrl: undefined,
     dataDir: "/nonexistent",
     jwtSecret: TEST_SECRET,
+    secretsKey: "test-secrets-key-that-is-at-least-32-bytes",
+    // The stand-in SII of the tests: CAFs it signs are trusted (environment "test").
+    siiTestCafKeysFile: testCafKeysFile(),
     cookieSecure: true,
     quotaFlushMs: 2000,
     queryTimeoutMs: 5000,

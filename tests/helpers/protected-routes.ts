@@ -3,13 +3,14 @@ import type { ReportView } from "../../src/modules/mcp-reports/model";
 import type { UserView } from "../../src/modules/users/model";
 import type { TestApp } from "./app";
 import type { ClinicSession } from "./clinic";
+import { makeIssuer } from "../billing/sii-fixtures";
 
 /**
  * Every protected REST route, for the shared security suite (tests/security.test.ts).
  * Adding a route to the app without adding it here fails that suite.
  */
 export interface ProtectedRoute {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path under /api/v1; `:id` is replaced by the id `seed` returns. */
   path: string;
   /** Roles allowed; absent means every role of the clinic. */
@@ -70,7 +71,10 @@ export const seedInvoice = async (t: TestApp, owner: ClinicSession, emit = false
 export const seedPayment = async (t: TestApp, owner: ClinicSession) =>
   created(owner, "/billing/payments", { invoice_id: await seedInvoice(t, owner, true), amount: 5_000, method: "cash" });
 const seedRefund = async (t: TestApp, owner: ClinicSession) => created(owner, "/billing/refunds", { payment_id: await seedPayment(t, owner), amount: 100 });
-const seedDocument = async (t: TestApp, owner: ClinicSession) => created(owner, "/billing/sii/documents", { doc_type: 39, invoice_id: await seedInvoice(t, owner, true) });
+const seedDocument = async (t: TestApp, owner: ClinicSession) => {
+  await makeIssuer(owner, [39]);
+  return created(owner, "/billing/sii/documents", { doc_type: 39, invoice_id: await seedInvoice(t, owner, true) });
+};
 const UNKNOWN = "00000000-0000-7000-8000-000000000000";
 
 const CLINICAL: ProtectedRoute["roles"] = ["owner", "vet"];
@@ -134,6 +138,14 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/billing/sii/documents" },
   { method: "POST", path: "/billing/sii/documents", body: () => ({ doc_type: 39, invoice_id: UNKNOWN }) },
   { method: "GET", path: "/billing/sii/documents/:id", seed: seedDocument },
+  { method: "GET", path: "/billing/sii/documents/:id/xml", seed: seedDocument },
+  { method: "GET", path: "/billing/sii/documents/:id/envelope", seed: seedDocument },
+  { method: "GET", path: "/billing/sii/documents/:id/pdf", seed: seedDocument },
+  { method: "GET", path: "/billing/sii/envelopes" },
+  { method: "GET", path: "/billing/sii/cafs" },
+  { method: "POST", path: "/billing/sii/cafs", roles: ["owner"], body: () => ({ xml: "<AUTORIZACION/>" }) },
+  { method: "GET", path: "/billing/sii/certificate" },
+  { method: "PUT", path: "/billing/sii/certificate", roles: ["owner"], body: () => ({ pkcs12: "AAAA", password: "x" }) },
   { method: "POST", path: "/mcp/keys", roles: ["owner"], body: () => ({ name: "k", scopes: ["read"] }) },
   { method: "GET", path: "/mcp/keys", roles: ["owner"] },
   { method: "GET", path: "/mcp/keys/:id", roles: ["owner"], seed: seedApiKey },

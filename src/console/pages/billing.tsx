@@ -37,6 +37,8 @@ interface TaxDocument {
   folio: number;
   receiver_name: string | null;
   issued_at: string;
+  environment: string | null;
+  signed: boolean;
 }
 
 const STATUSES = ["draft", "emitted", "paid", "void", "credited"];
@@ -293,7 +295,7 @@ function Documents({ invoice }: { invoice: Invoice }) {
   const { api, i18n } = useConsole();
   const clinic = useClinic();
   const documents = useLoad(() => api.get<Page<TaxDocument>>("/billing/sii/documents", { invoice_id: invoice.id }), [invoice.id]);
-  const [receiver, setReceiver] = useState({ rut: "", name: "" });
+  const [receiver, setReceiver] = useState({ rut: "", name: "", giro: "", address: "", commune: "" });
   const { busy, run } = useAction();
   const issue = (body: Record<string, unknown>) => run(() => api.post("/billing/sii/documents", { invoice_id: invoice.id, ...body }, newIdempotencyKey())).then(documents.reload);
   const issued = documents.data?.data ?? [];
@@ -304,6 +306,23 @@ function Documents({ invoice }: { invoice: Invoice }) {
         {issued.map((doc) => (
           <li data-doc-type={doc.doc_type}>
             {DOC_NAMES[doc.doc_type]} · {i18n.t("billing.folio")} {doc.folio} · {i18n.dateTime(doc.issued_at, clinic.timezone)}
+            {doc.environment && doc.environment !== "production" && <> · {i18n.t("billing.noLegalValue")}</>}
+            {doc.signed && (
+              <span class="actions">
+                <button type="button" class="secondary" onClick={() => run(() => api.open(`/billing/sii/documents/${doc.id}/pdf`, { format: doc.doc_type === 39 ? "thermal" : "letter" }))}>
+                  {i18n.t(doc.doc_type === 39 ? "billing.pdfThermal" : "billing.pdfLetter")}
+                </button>
+                <button type="button" class="secondary" onClick={() => run(() => api.open(`/billing/sii/documents/${doc.id}/pdf`, { format: doc.doc_type === 39 ? "letter" : "thermal" }))}>
+                  {i18n.t(doc.doc_type === 39 ? "billing.pdfLetter" : "billing.pdfThermal")}
+                </button>
+                <button type="button" class="secondary" onClick={() => run(() => api.open(`/billing/sii/documents/${doc.id}/xml`))}>
+                  {i18n.t("billing.xml")}
+                </button>
+                <button type="button" class="secondary" onClick={() => run(() => api.open(`/billing/sii/documents/${doc.id}/envelope`))}>
+                  {i18n.t("billing.envelope")}
+                </button>
+              </span>
+            )}
           </li>
         ))}
       </ul>
@@ -316,7 +335,12 @@ function Documents({ invoice }: { invoice: Invoice }) {
             class="inline"
             onSubmit={(event) => {
               event.preventDefault();
-              issue({ doc_type: 33, receiver_rut: receiver.rut, receiver_name: receiver.name });
+              issue({
+                doc_type: 33,
+                receiver_rut: receiver.rut,
+                receiver_name: receiver.name,
+                ...Object.fromEntries(([["receiver_giro", receiver.giro], ["receiver_address", receiver.address], ["receiver_commune", receiver.commune]] as const).filter(([, value]) => value.trim() !== "")),
+              });
             }}
           >
             <Field label={i18n.t("billing.receiverRut")}>
@@ -324,6 +348,15 @@ function Documents({ invoice }: { invoice: Invoice }) {
             </Field>
             <Field label={i18n.t("billing.receiverName")}>
               <input name="receiver_name" required value={receiver.name} onInput={(e) => setReceiver({ ...receiver, name: e.currentTarget.value })} />
+            </Field>
+            <Field label={i18n.t("billing.receiverGiro")}>
+              <input name="receiver_giro" maxLength={40} value={receiver.giro} onInput={(e) => setReceiver({ ...receiver, giro: e.currentTarget.value })} />
+            </Field>
+            <Field label={i18n.t("billing.receiverAddress")}>
+              <input name="receiver_address" maxLength={70} value={receiver.address} onInput={(e) => setReceiver({ ...receiver, address: e.currentTarget.value })} />
+            </Field>
+            <Field label={i18n.t("billing.receiverCommune")}>
+              <input name="receiver_commune" maxLength={20} value={receiver.commune} onInput={(e) => setReceiver({ ...receiver, commune: e.currentTarget.value })} />
             </Field>
             <button type="submit" class="secondary" disabled={busy}>
               {i18n.t("billing.factura")}

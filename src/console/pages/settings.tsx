@@ -9,6 +9,10 @@ const CLINIC_FIELDS = [
   ["rut", "settings.rut"],
   ["address", "settings.address"],
   ["giro", "settings.giro"],
+  ["economic_activity_code", "settings.acteco"],
+  ["commune", "settings.commune"],
+  ["sii_resolution_number", "settings.resolutionNumber"],
+  ["sii_resolution_date", "settings.resolutionDate"],
   ["timezone", "settings.timezone"],
   ["currency", "settings.currency"],
 ] as const;
@@ -20,6 +24,7 @@ export function SettingsPage() {
     <section aria-labelledby="settings-title">
       <h1 id="settings-title">{i18n.t("settings.title")}</h1>
       <ClinicForm />
+      <SiiSetup />
       <Staff />
     </section>
   );
@@ -28,7 +33,7 @@ export function SettingsPage() {
 function ClinicForm() {
   const { api, i18n } = useConsole();
   const clinic = useClinic();
-  const [form, setForm] = useState<Record<string, string>>(() => Object.fromEntries(CLINIC_FIELDS.map(([field]) => [field, (clinic[field] as string | null) ?? ""])));
+  const [form, setForm] = useState<Record<string, string>>(() => Object.fromEntries(CLINIC_FIELDS.map(([field]) => [field, clinic[field] == null ? "" : String(clinic[field])])));
   const [taxRate, setTaxRate] = useState(clinic.tax_rate_bps);
   const { busy, run } = useAction();
   const submit = (event: Event) => {
@@ -36,7 +41,7 @@ function ClinicForm() {
     const body: Record<string, unknown> = { tax_rate_bps: taxRate };
     for (const [field] of CLINIC_FIELDS) {
       const value = form[field]!.trim();
-      if (value !== ((clinic[field] as string | null) ?? "")) body[field] = value === "" ? null : value;
+      if (value !== (clinic[field] == null ? "" : String(clinic[field]))) body[field] = value === "" ? null : field === "sii_resolution_number" ? Number(value) : value;
     }
     return run(async () => api.updateClinic(await api.patch<Clinic>("/clinic", body)), i18n.t("common.saved"));
   };
@@ -123,6 +128,113 @@ function Staff() {
         </div>
         <button type="submit" disabled={busy}>
           {i18n.t("settings.addUser")}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+interface Caf {
+  id: string;
+  doc_type: number;
+  range_from: number;
+  range_to: number;
+  next_folio: number;
+  remaining: number;
+  expires_on: string | null;
+  environment: string;
+  warnings: string[];
+}
+interface Certificate {
+  subject: string;
+  holder_rut: string;
+  valid_to: string;
+}
+
+const base64Of = async (file: File) => {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+};
+
+/** The certificate and the CAFs that let the clinic issue DTEs, with the folio status per type. */
+function SiiSetup() {
+  const { api, i18n } = useConsole();
+  const clinic = useClinic();
+  const cafs = useLoad(() => api.get<{ data: Caf[] }>("/billing/sii/cafs"), []);
+  const certificate = useLoad(() => api.get<Certificate>("/billing/sii/certificate").catch(() => null), []);
+  const [password, setPassword] = useState("");
+  const { busy, run } = useAction();
+  const uploadCertificate = (event: Event) => {
+    event.preventDefault();
+    const file = ((event.currentTarget as HTMLFormElement).elements.namedItem("pkcs12") as HTMLInputElement).files?.[0];
+    if (!file) return;
+    return run(async () => {
+      await api.put("/billing/sii/certificate", { pkcs12: await base64Of(file), password });
+      setPassword("");
+      certificate.reload();
+    }, i18n.t("common.saved"));
+  };
+  const uploadCaf = (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const file = (form.elements.namedItem("caf") as HTMLInputElement).files?.[0];
+    if (!file) return;
+    // The SII's CAF files are ISO-8859-1.
+    return run(async () => {
+      await api.post("/billing/sii/cafs", { xml: new TextDecoder("latin1").decode(await file.arrayBuffer()) });
+      form.reset();
+      cafs.reload();
+    }, i18n.t("common.saved"));
+  };
+  return (
+    <section class="card" aria-labelledby="sii-title">
+      <h2 id="sii-title">{i18n.t("sii.title")}</h2>
+      <h3>{i18n.t("sii.certificate")}</h3>
+      {certificate.data ? (
+        <p data-testid="sii-certificate">
+          {certificate.data.subject} · {i18n.t("sii.holder")} {certificate.data.holder_rut} · {i18n.t("sii.validTo")} {i18n.dateTime(certificate.data.valid_to, clinic.timezone)}
+        </p>
+      ) : (
+        certificate.data === null && <p>{i18n.t("sii.noCertificate")}</p>
+      )}
+      <form class="inline" onSubmit={uploadCertificate}>
+        <Field label={i18n.t("sii.pkcs12")}>
+          <input name="pkcs12" type="file" accept=".pfx,.p12,application/x-pkcs12" required />
+        </Field>
+        <Field label={i18n.t("sii.password")}>
+          <input name="password" type="password" autocomplete="off" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        </Field>
+        <button type="submit" disabled={busy}>
+          {i18n.t("sii.uploadCertificate")}
+        </button>
+      </form>
+      <h3>{i18n.t("sii.cafs")}</h3>
+      <DataTable
+        headings={["billing.docType", "sii.range", "sii.next", "sii.remaining", "sii.expires", "sii.environment", "sii.warnings"]}
+        rows={cafs.data?.data}
+        testId="sii-cafs"
+        row={(caf) => (
+          <tr data-doc-type={caf.doc_type}>
+            <td>{caf.doc_type}</td>
+            <td>
+              {caf.range_from}–{caf.range_to}
+            </td>
+            <td>{caf.next_folio > caf.range_to ? "—" : caf.next_folio}</td>
+            <td>{caf.remaining}</td>
+            <td>{caf.expires_on ?? "—"}</td>
+            <td>{caf.environment}</td>
+            <td class={caf.warnings.length ? "warning" : undefined}>{caf.warnings.join("; ")}</td>
+          </tr>
+        )}
+      />
+      <form class="inline" onSubmit={uploadCaf}>
+        <Field label={i18n.t("sii.cafFile")}>
+          <input name="caf" type="file" accept=".xml,text/xml,application/xml" required />
+        </Field>
+        <button type="submit" disabled={busy}>
+          {i18n.t("sii.uploadCaf")}
         </button>
       </form>
     </section>

@@ -121,6 +121,19 @@ export const taxDocuments = pgTable(
     tax_amount: moneyColumn("tax_amount").notNull(),
     total_amount: moneyColumn("total_amount").notNull(),
     issued_at: timestampColumn("issued_at").notNull(),
+    /** A factura's receiver beyond RUT and name (giro, address, comuna). */
+    receiver_giro: text("receiver_giro"),
+    receiver_address: text("receiver_address"),
+    receiver_commune: text("receiver_commune"),
+    /** The CAF the folio came from and its environment (production, certification or test); null on documents issued before CAFs. */
+    caf_id: uuid("caf_id"),
+    environment: text("environment"),
+    /** The signed DTE as issued (ISO-8859-1 text, held as a string). */
+    signed_xml: text("signed_xml"),
+    /** For a future sender to the SII: when the envelope went, the SII's track id and its answer. Null today. */
+    sent_at: timestampColumn("sent_at"),
+    track_id: text("track_id"),
+    sii_status: text("sii_status"),
     ...softDeleteColumn(),
   },
   (t) => [

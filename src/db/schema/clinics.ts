@@ -15,6 +15,11 @@ export const clinics = pgTable(
     rut: text("rut"),
     address: text("address"),
     giro: text("giro"),
+    /** More issuer data a DTE carries: Acteco (the SII's economic activity code), comuna, and the SII resolution authorizing the clinic to issue (number 0 while certifying). */
+    economic_activity_code: text("economic_activity_code"),
+    commune: text("commune"),
+    sii_resolution_number: integer("sii_resolution_number"),
+    sii_resolution_date: text("sii_resolution_date"),
     timezone: text("timezone").notNull().default("UTC"),
     currency: text("currency").notNull().default("CLP"),
     tax_rate_bps: integer("tax_rate_bps").notNull().default(1900),

@@ -6,3 +6,4 @@ export * from "./quotas";
 export * from "./clinical";
 export * from "./oauth";
 export * from "./events";
+export * from "./sii";

@@ -1,5 +1,5 @@
 import type { AppDeps } from "../../context";
-import { SecretBox } from "../../lib/secrets";
+import { createSecretBox, type SecretBox } from "../../lib/secrets";
 import { DestinationPolicy } from "./destination";
 import { WebhookDispatcher } from "./dispatcher";
 import { DueEvents } from "./due-events";
@@ -17,8 +17,8 @@ export interface WebhookRuntime {
 }
 
 export function createWebhookRuntime({ database, clock, logger, config }: AppDeps): WebhookRuntime {
-  // The key is derived from the JWT secret, which is not in the database: changing JWT_SECRET makes stored webhook secrets unreadable (rotate them).
-  const secrets = new SecretBox(config.jwtSecret, "webhook-secrets");
+  // The same key as every secret kept in the database (SECRETS_KEY, never in the database itself).
+  const secrets = createSecretBox(config.secretsKey);
   const destinations = new DestinationPolicy(config.webhooks.allowedNetworks, config.webhooks.allowHttp);
   const dispatcher = new WebhookDispatcher({ database, clock, logger, settings: config.webhooks, secrets, destinations });
   const dueEvents = new DueEvents({ database, clock, logger }, { days: config.webhooks.dueDays, hour: config.webhooks.dueHour });

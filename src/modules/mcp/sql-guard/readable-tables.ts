@@ -68,8 +68,8 @@ export const READABLE_TABLES: ReadableTable[] = [
   },
   {
     name: "tax_documents",
-    description: "Chilean SII tax documents: 33 factura, 39 boleta, 61 nota de crédito",
-    columns: [id("document"), col("invoice_id", "uuid", "invoices.id"), col("doc_type", "integer", "33, 39 or 61"), col("folio", "integer", "Sequential per document type"), col("receiver_rut", "text", "Receiver's RUT (facturas)"), col("receiver_name", "text", "Receiver's name (facturas)"), col("referenced_document_id", "uuid", "The credited document (61)"), col("currency", "text", "ISO 4217 code"), money("net_amount", "Net"), money("tax_amount", "Tax"), money("total_amount", "Total"), col("issued_at", "timestamptz", "When it was issued"), ...stamps],
+    description: "Chilean SII tax documents: 33 factura, 39 boleta, 61 nota de crédito (the signed XML, CAFs and the certificate, whose keys are encrypted, are not readable here)",
+    columns: [id("document"), col("invoice_id", "uuid", "invoices.id"), col("doc_type", "integer", "33, 39 or 61"), col("folio", "integer", "Sequential per document type"), col("receiver_rut", "text", "Receiver's RUT (facturas)"), col("receiver_name", "text", "Receiver's name (facturas)"), col("referenced_document_id", "uuid", "The credited document (61)"), col("currency", "text", "ISO 4217 code"), money("net_amount", "Net"), money("tax_amount", "Tax"), money("total_amount", "Total"), col("issued_at", "timestamptz", "When it was issued"), ...stamps, col("environment", "text", "production, certification or test (test documents have no legal value); null before CAFs"), col("receiver_giro", "text", "Receiver's giro (facturas)"), col("receiver_address", "text", "Receiver's address (facturas)"), col("receiver_commune", "text", "Receiver's comuna (facturas)")],
   },
   {
     name: "clinical_notes",
