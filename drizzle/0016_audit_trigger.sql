@@ -1,6 +1,7 @@
 -- The event log is written by one trigger on every clinic table, in the transaction of the
 -- change: a rollback takes the event away, and new resources get it by attaching the trigger
--- (select audit_attach('table', 'entity')). The actor comes from transaction-local settings
+-- (select audit_attach('table', 'entity')). A table without an id of its own (one row per clinic,
+-- such as the SII certificate) names the clinic as the entity. The actor comes from transaction-local settings
 -- (app.actor_type, app.actor_id, app.actor_name, app.request_id, app.now) that the service sets
 -- with set_config(…, true) at the start of each transaction, so it works behind a
 -- transaction-mode pooler. Bulk copies (restores, moves) set app.audit = 'off'.
@@ -57,7 +58,7 @@ BEGIN
     coalesce(nullif(current_setting('app.actor_type', true), ''), 'system'),
     nullif(current_setting('app.actor_id', true), ''),
     nullif(current_setting('app.actor_name', true), ''),
-    TG_ARGV[0] || '.' || verb, TG_ARGV[0], (row_data ->> 'id')::uuid, changes,
+    TG_ARGV[0] || '.' || verb, TG_ARGV[0], coalesce(row_data ->> 'id', row_data ->> 'clinic_id')::uuid, changes,
     nullif(current_setting('app.request_id', true), '')
   );
   -- Queued in the same transaction for every enabled endpoint of the clinic that subscribes to
@@ -67,7 +68,7 @@ BEGIN
   SELECT uuid_v7_at(occurred), clinic, e.id, event_id, 'pending', 0, occurred, occurred
   FROM webhook_endpoints e
   WHERE e.clinic_id = clinic AND e.enabled AND e.deleted_at IS NULL AND (e.events @> ARRAY['*'] OR e.events @> ARRAY[TG_ARGV[0] || '.' || verb])
-    AND e.id <> (row_data ->> 'id')::uuid;
+    AND e.id IS DISTINCT FROM (row_data ->> 'id')::uuid;
   IF FOUND THEN PERFORM pg_notify('webhook_deliveries', clinic::text); END IF;
   RETURN NULL;
 END $$;
