@@ -1,4 +1,7 @@
-import type { AppDeps } from "../../context";
+import type { Config } from "../../config";
+import type { Database } from "../../db/client";
+import type { Clock } from "../../lib/clock";
+import type { Logger } from "../../lib/logger";
 import { createSecretBox, type SecretBox } from "../../lib/secrets";
 import { DestinationPolicy } from "./destination";
 import { WebhookDispatcher } from "./dispatcher";
@@ -16,7 +19,7 @@ export interface WebhookRuntime {
   stop(): Promise<void>;
 }
 
-export function createWebhookRuntime({ database, clock, logger, config }: AppDeps): WebhookRuntime {
+export function createWebhookRuntime({ database, clock, logger, config }: { database: Database; clock: Clock; logger: Logger; config: Config }): WebhookRuntime {
   // The same key as every secret kept in the database (SECRETS_KEY, never in the database itself).
   const secrets = createSecretBox(config.secretsKey);
   const destinations = new DestinationPolicy(config.webhooks.allowedNetworks, config.webhooks.allowHttp);
