@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Config } from "./config";
 import { createLifecycle, type AppContext, type AppDeps } from "./context";
 import { authGuard } from "./http/auth";
-import { consoleRoutes } from "./http/console";
+import { consoleModule } from "./http/console";
 import { corsPolicy } from "./http/cors";
 import { ApiDocument, apiDocs } from "./http/docs";
 import { idempotency } from "./http/idempotency";
@@ -50,7 +50,7 @@ export interface BuiltApp {
 }
 
 function buildRoutes(context: AppContext) {
-  return new Elysia({ name: "vet-clinic-service", serve: { routes: consoleRoutes } })
+  return new Elysia({ name: "vet-clinic-service" })
     .use(requestContext(context.logger, context.requests))
     .use(changeContext(context.database.changeContexts, context.clock, context.requests))
     .use(corsPolicy(context.config))
@@ -59,6 +59,7 @@ function buildRoutes(context: AppContext) {
     .use(jsonBody(context.config.maxBodyBytes))
     .use(inputRules(context.declaredInputs))
     .use(apiDocs(context.apiDocument))
+    .use(consoleModule())
     .use(healthModule(context))
     .use(mcpModule(context))
     .use(oauthModule(context))

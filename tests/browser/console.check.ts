@@ -69,6 +69,10 @@ try {
   const page = await ownerContext.newPage();
   const pageErrors: string[] = [];
   page.on("pageerror", (error) => pageErrors.push(error.message));
+  // The page's Content-Security-Policy (its own scripts and styles only) must leave every screen
+  // and chart working: a refused script, style or request is reported on the console.
+  const policyRefusals: string[] = [];
+  page.on("console", (message) => void (/Content Security Policy/i.test(message.text()) && policyRefusals.push(message.text())));
 
   await run.check("sign in; the refresh cookie keeps the session across a reload; the access token is in memory only", async () => {
     await signIn(page, "owner@aromos.cl");
@@ -350,8 +354,9 @@ try {
     }
   });
 
-  await run.check("no script error, and no request left 127.0.0.1", async () => {
+  await run.check("no script error, nothing refused by the page's Content-Security-Policy, and no request left 127.0.0.1", async () => {
     assert(pageErrors.length === 0, pageErrors.join("\n"));
+    assert(policyRefusals.length === 0, policyRefusals.join("\n"));
     assert(run.foreign.length === 0, run.foreign.join(", "));
   });
 } finally {
