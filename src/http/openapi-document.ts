@@ -60,6 +60,8 @@ const SESSION_COOKIE = {
 interface HeaderHints {
   rateLimited: boolean;
   sessionCookie: boolean;
+  /** It answers a file (`x-media-type`), named for saving in Content-Disposition. */
+  file: boolean;
 }
 
 /** Every header an answer of this status may carry, as the service sends them. */
@@ -73,6 +75,7 @@ function responseHeaders(status: string, path: string, secured: boolean, idempot
   if (status === "429" || status === "503") headers["Retry-After"] = header("Seconds to wait before retrying", { type: "integer" });
   if (idempotent && status === "200") headers["Idempotent-Replayed"] = header("true when this is a replay of an earlier response with the same Idempotency-Key");
   if (hints.sessionCookie && status.startsWith("2")) Object.assign(headers, SESSION_COOKIE);
+  if (hints.file && status === "200") headers["Content-Disposition"] = header("The file's name, for saving it (folio and type)");
   return headers;
 }
 
@@ -155,7 +158,7 @@ function operationFor(route: RouteLike, path: string): Json {
   const detail = hooks.detail ?? {};
   const secured = securityOf(path).length > 0;
   const idempotent = detail["x-idempotent"] === true;
-  const hints: HeaderHints = { rateLimited: detail["x-rate-limited"] === true, sessionCookie: detail["x-session-cookie"] === true };
+  const hints: HeaderHints = { rateLimited: detail["x-rate-limited"] === true, sessionCookie: detail["x-session-cookie"] === true, file: typeof detail["x-media-type"] === "string" };
   const hasBody = !!hooks.body;
   const parameters: Json[] = [];
   for (const [location, schema] of [["path", hooks.params], ["query", hooks.query]] as const) {
