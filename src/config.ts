@@ -55,7 +55,7 @@ export interface WebhookSettings {
   /** Plain http URLs are accepted only outside production. */
   allowHttp: boolean;
   timeoutMs: number;
-  /** Time-based events (`alert.due`): for what falls due within this many days (WEBHOOK_DUE_DAYS)… */
+  /** Time-based events (`vaccination.due`, `alert.due`): for what falls due within this many days (WEBHOOK_DUE_DAYS)… */
   dueDays: number;
   /** …written each day from this hour in the clinic's time zone (WEBHOOK_DUE_HOUR). */
   dueHour: number;

@@ -9,7 +9,7 @@ export interface WebhookRuntime {
   secrets: SecretBox;
   destinations: DestinationPolicy;
   dispatcher: WebhookDispatcher;
-  /** Each morning's `alert.due` events. */
+  /** Each morning's due events (`vaccination.due`, `alert.due`). */
   dueEvents: DueEvents;
   /** Starts delivering and the morning's events (the server, once migrated and listening; unless WEBHOOK_DISPATCHER=off). */
   start(): void;
