@@ -6,6 +6,7 @@ import { draft, emitted, pay } from "../billing/helpers";
 import type { TestApp } from "../helpers/app";
 import { uniqueEmail, PASSWORD, type ClinicSession } from "../helpers/clinic";
 import { useClinicApp } from "../helpers/fixture";
+import { authorize, discover, exchange, registerClient } from "../oauth/helpers";
 
 /**
  * Delta sync on every list: each list route of /openapi.json either declares `updated_since` and
@@ -24,7 +25,6 @@ const NOT_RECORDS: Record<string, string> = {
   "/api/v1/mcp/usage": "an append-only log, filtered by date_from/date_to",
   "/api/v1/audit": "the event log itself, append-only, filtered by date_from/date_to",
   "/api/v1/webhooks/{id}/deliveries": "an attempt log of one webhook, newest first",
-  "/api/v1/mcp/connections": "OAuth connections: not synced yet (their changes are in the event log)",
 };
 
 const created = async (path: string, json: unknown) => {
@@ -65,6 +65,17 @@ const RECORDS: Record<string, { parent?: () => Promise<string>; make: (parent: s
   },
   "/api/v1/mcp/keys": { make: () => created("/api/v1/mcp/keys", { name: "Sync", scopes: ["read"] }) },
   "/api/v1/mcp/reports": { make: () => created("/api/v1/mcp/reports", { name: `sync_${letters++}`, title: "Sync", sql: "SELECT 1 AS one", parameters: [] }) },
+  "/api/v1/mcp/connections": {
+    make: async () => {
+      // An assistant connects through OAuth: the connection is made when its code is exchanged.
+      const as = await discover(t);
+      const client = await registerClient(t);
+      const answer = await exchange(t, as, client, await authorize(t, owner, client));
+      expect(answer.status).toBe(200);
+      const list = await owner.as<CursorPageBody<{ id: string; client_id: string }>>("GET", "/api/v1/mcp/connections?limit=200");
+      return list.body.data.find((connection) => connection.client_id === client.client_id)!.id;
+    },
+  },
   "/api/v1/webhooks": { make: () => created("/api/v1/webhooks", { url: "http://127.0.0.1:9/sync", events: ["*"] }) },
 };
 
