@@ -55,10 +55,12 @@ export interface WebhookSettings {
   /** Plain http URLs are accepted only outside production. */
   allowHttp: boolean;
   timeoutMs: number;
-  /** Time-based events (`alert.due`): for what falls due within this many days (WEBHOOK_DUE_DAYS)… */
+  /** Time-based events (`vaccination.due`, `alert.due`): for what falls due within this many days (WEBHOOK_DUE_DAYS)… */
   dueDays: number;
   /** …written each day from this hour in the clinic's time zone (WEBHOOK_DUE_HOUR). */
   dueHour: number;
+  /** Events older than this many days are deleted daily with their finished deliveries (EVENTS_RETENTION_DAYS); unset: kept forever. */
+  eventsRetentionDays?: number | null;
 }
 
 /** The Standard Webhooks schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: intFrom(env, "WEBHOOK_TIMEOUT_MS", 15_000, 100),
       dueDays: intFrom(env, "WEBHOOK_DUE_DAYS", 7),
       dueHour: Math.min(23, intFrom(env, "WEBHOOK_DUE_HOUR", 8)),
+      eventsRetentionDays: env.EVENTS_RETENTION_DAYS ? intFrom(env, "EVENTS_RETENTION_DAYS", 0, 1) : null,
     },
     backup: { dir: resolve(env.BACKUP_DIR || join(dataDir, "backups")), intervalMs: backupIntervalFrom(env.BACKUP_INTERVAL), keep: intFrom(env, "BACKUP_KEEP", 7, 1) },
   };

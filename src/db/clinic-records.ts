@@ -113,11 +113,26 @@ export function clinicRecords<T extends ClinicTable>(table: T, label: string) {
     },
 
     /** Delta sync: the clinic's rows changed after `since`, deleted ones included, oldest change first. */
-    changes: keyset<Row>(`${getTableName(table)}:changes`, [table.updated_at, table.id]),
-    changedSince(ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest): Promise<Page<Row>> {
-      return pageOf<Row>(db(ctx), table, [eq(table.clinic_id, clinicId), gt(table.updated_at, since)], page, this.changes);
+    changes: changesKeyset<Row>(table),
+    /** `scope` narrows to a parent's rows (a patient's vaccinations), as the list it syncs. */
+    changedSince(ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest, scope: (SQL | undefined)[] = []): Promise<Page<Row>> {
+      return changedSince<Row>(db(ctx), table, clinicId, since, page, this.changes, scope);
     },
   };
+}
+
+/** A table whose rows say when they last changed: what delta sync (`updated_since`) reads. */
+export type ChangingTable = PgTable & { id: PgColumn; clinic_id: PgColumn; updated_at: PgColumn };
+
+/** Delta sync's order over a table: by the last change, then id. */
+export const changesKeyset = <Row>(table: ChangingTable): Keyset<Row> => keyset<Row>(`${getTableName(table)}:changes`, [table.updated_at, table.id]);
+
+/**
+ * Delta sync: the clinic's rows of `table` changed after `since` (within `scope`), deleted ones
+ * included (a soft delete sets updated_at with deleted_at), oldest change first.
+ */
+export function changedSince<Row>(db: Db, table: ChangingTable, clinicId: string, since: Date, page: PageRequest, keys: Keyset<Row>, scope: (SQL | undefined)[] = []): Promise<Page<Row>> {
+  return pageOf<Row>(db, table, [eq(table.clinic_id, clinicId), gt(table.updated_at, since), ...scope], page, keys);
 }
 
 /** Keyset or offset page over `table` in the keyset's order (ascending, or descending when the cursor request says so). */

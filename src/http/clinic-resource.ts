@@ -1,11 +1,9 @@
 import { Elysia, t, type Static, type TSchema } from "elysia";
 import type { ServiceContext } from "../db/client";
 import type { AppContext } from "../context";
-import { errorResponses, IdParams, NullableTimestamp, Timestamp } from "./common-model";
-import { AppError } from "../lib/errors";
-import { rfc3339 } from "../lib/time";
+import { errorResponses, IdParams } from "./common-model";
 import type { Keyset, Page, PageRequest } from "../db/keyset";
-import { PageResponse } from "./pagination";
+import { PageResponse, updatedSinceQueryField, withDeletedAt } from "./pagination";
 
 /** Who asks, as a list needs it: the clinic, and its time zone for date filters. */
 export interface ListActor {
@@ -57,22 +55,14 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
   // The routes validate with the models; past them, bodies and queries have the service's types.
   const service = definition.service as ClinicResourceService<Row, any, any, any, any>;
   const withSummary = (summary: string | undefined) => (summary ? { detail: { summary } } : {});
-  // Delta sync on every list: `updated_since` returns what changed after it, deleted records
-  // included with their `deleted_at`, so a receiver that missed events can catch up.
+  // Delta sync on every list (`updated_since`, src/http/pagination.ts).
   const listQuery = t.Object({
     ...(models.listQuery as unknown as { properties: Record<string, TSchema> }).properties,
-    updated_since: t.Optional(t.String({ ...Timestamp, description: "Only records changed after this instant (RFC 3339), deleted ones included with deleted_at; oldest change first; takes no other filter" })),
+    ...updatedSinceQueryField,
   }) as unknown as ListQuery; // typed as the resource's own query: Eden's types stay as deep as before
-  const listItem = t.Object({ ...(models.item as unknown as { properties: Record<string, TSchema> }).properties, deleted_at: t.Optional(NullableTimestamp) }) as unknown as Item;
-  const changesSince = (actor: { clinicId: string }, query: Record<string, unknown>) => {
-    const others = Object.keys(query).filter((key) => !["updated_since", "limit", "cursor"].includes(key) && query[key] !== undefined);
-    if (others.length) throw AppError.validation(others.map((key) => ({ path: `query.${key}`, message: "Not with updated_since (delta sync takes limit and cursor only)" })), "updated_since takes no other filter");
-    const since = new Date(query.updated_since as string);
-    return paginator.list(query as { limit?: number; cursor?: string }, records.changes, (page) => records.changedSince(services, actor.clinicId, since, page), (row) => ({
-      ...service.view(row),
-      deleted_at: (row as { deleted_at: Date | null }).deleted_at ? rfc3339((row as { deleted_at: Date }).deleted_at) : null,
-    }));
-  };
+  const listItem = withDeletedAt(models.item);
+  const changesSince = (actor: { clinicId: string }, query: Record<string, unknown>) =>
+    paginator.changes(query, records.changes as Keyset<any>, (since, page) => records.changedSince(services, actor.clinicId, since, page), service.view);
   return new Elysia({ prefix: `/${name}` as `/${Name}`, tags: [name] as never })
     .use(auth)
     .guard({ auth: true })

@@ -1,11 +1,11 @@
-import { Elysia, type TSchema } from "elysia";
+import { Elysia, t, type TSchema } from "elysia";
 import type { AppContext } from "../context";
 import type { Db, ServiceContext } from "../db/client";
 import type { Page, PageRequest } from "../db/keyset";
 import type { RecordReader } from "./clinic-resource";
 import type { Role } from "../db/schema";
 import { errorResponses, IdParams } from "./common-model";
-import { CursorPage } from "./pagination";
+import { CursorPage, updatedSinceQueryField, withDeletedAt } from "./pagination";
 
 /** What an append-only financial record's service offers (payments, refunds, tax documents). */
 export interface LedgerService<Row, View> {
@@ -39,6 +39,8 @@ export function ledgerResource<const Path extends string, Item extends TSchema, 
 ) {
   const { path, models, records, service, roles } = definition;
   const forbidden = roles ? [403 as const] : [];
+  // Delta sync on the list (`updated_since`, src/http/pagination.ts), typed as the resource's own query.
+  const listQuery = t.Object({ ...(models.listQuery as unknown as { properties: Record<string, TSchema> }).properties, ...updatedSinceQueryField }) as unknown as ListQuery;
   return new Elysia({ prefix: path, tags: ["billing"] as never })
     .use(auth)
     .use(idempotency)
@@ -50,8 +52,11 @@ export function ledgerResource<const Path extends string, Item extends TSchema, 
     })
     .get(
       "/",
-      ({ actor, query }: any): Promise<any> => paginator.list(query, records.keyset, (page) => service.list(services, actor.clinicId, actor.clinic.timezone, query, page), service.view),
-      { query: models.listQuery, response: { 200: CursorPage(models.item), ...errorResponses(400, 401, ...forbidden, 422) } },
+      ({ actor, query }: any): Promise<any> =>
+        query.updated_since !== undefined
+          ? paginator.changes(query, records.changes as any, (since, page) => records.changedSince(services, actor.clinicId, since, page), service.view)
+          : paginator.list(query, records.keyset, (page) => service.list(services, actor.clinicId, actor.clinic.timezone, query, page), service.view),
+      { query: listQuery, response: { 200: CursorPage(withDeletedAt(models.item)), ...errorResponses(400, 401, ...forbidden, 422) } },
     )
     .get("/:id", async ({ actor, params }: any) => service.view(await records.find(services, actor.clinicId, params.id)), {
       params: IdParams,

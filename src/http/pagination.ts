@@ -1,7 +1,10 @@
 import { t, type TSchema } from "elysia";
+import type { TObject } from "@sinclair/typebox";
 import { AppError } from "../lib/errors";
 import { hmacSha256, safeEqual } from "../lib/crypto";
 import { sortSpec, type Keyset, type KeysetValue, type Page, type PageRequest } from "../db/keyset";
+import { rfc3339 } from "../lib/time";
+import { NullableTimestamp, Timestamp } from "./common-model";
 
 /** Query fields every list accepts. Offset only where a list allows it. */
 export const cursorQueryFields = {
@@ -12,6 +15,23 @@ export const offsetQueryFields = {
   ...cursorQueryFields,
   offset: t.Optional(t.Integer({ minimum: 0, maximum: 10_000_000, description: "Legacy offset form" })),
 };
+
+/**
+ * Delta sync, on every list of records: `updated_since` returns what changed after it, deleted
+ * records included with their `deleted_at`, so a receiver that missed events can catch up.
+ */
+export const updatedSinceQueryField = {
+  updated_since: t.Optional(t.String({ ...Timestamp, description: "Only records changed after this instant (RFC 3339), deleted ones included with deleted_at; oldest change first; takes no other filter" })),
+};
+
+/** A list's item as delta sync answers it: the record, and `deleted_at` (null while it lives). */
+export const withDeletedAt = <T extends TSchema>(item: T): T =>
+  t.Object({ ...(item as unknown as TObject).properties, deleted_at: t.Optional(NullableTimestamp) }) as unknown as T;
+
+const deletedAt = (row: unknown) => (row as { deleted_at?: Date | null }).deleted_at ?? null;
+
+/** Query fields delta sync takes beside `updated_since`. */
+const DELTA_FIELDS = ["updated_since", "limit", "cursor"];
 
 export const CursorPage = <T extends TSchema>(item: T) =>
   t.Object({ data: t.Array(item), next_cursor: t.Union([t.String(), t.Null()]), has_more: t.Boolean() });
@@ -89,6 +109,27 @@ export class Paginator {
   async list<Row, View>(query: { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc" }, keys: Keyset<Row>, fetch: (page: any) => Promise<Page<Row>>, view: (row: Row) => View) {
     const page = this.request(query, keys);
     return this.respond(page, await fetch(page), keys, view);
+  }
+
+  /**
+   * A list's delta sync (`updated_since`): the rows `fetch` finds changed after the instant, in
+   * the `changes` keyset's order (updated_at, id), each shaped by `view` with its `deleted_at`.
+   * Other filters are refused (422): the answer is every change, for a receiver to catch up.
+   */
+  async changes<Row, View>(
+    query: { limit?: number; cursor?: string; updated_since?: string } & Record<string, unknown>,
+    keys: Keyset<Row>,
+    fetch: (since: Date, page: CursorRequest) => Promise<Page<Row>>,
+    view: (row: Row) => View,
+  ): Promise<CursorPageBody<View & { deleted_at: string | null }>> {
+    // `order` defaults to asc, which delta sync is (oldest change first); desc is refused.
+    const others = Object.keys(query).filter((key) => !DELTA_FIELDS.includes(key) && query[key] !== undefined && !(key === "order" && query[key] === "asc"));
+    if (others.length) throw AppError.validation(others.map((key) => ({ path: `query.${key}`, message: "Not with updated_since (delta sync takes limit and cursor only)" })), "updated_since takes no other filter");
+    const since = new Date(query.updated_since as string);
+    return this.list({ limit: query.limit, cursor: query.cursor }, keys, (page) => fetch(since, page), (row) => ({
+      ...view(row),
+      deleted_at: deletedAt(row) ? rfc3339(deletedAt(row)!) : null,
+    }));
   }
 
   private encode(values: KeysetValue[], key: ListKey): string {

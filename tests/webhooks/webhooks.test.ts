@@ -211,8 +211,10 @@ describe("time-based events", () => {
     const tutor = (await owner.as<{ id: string }>("POST", "/api/v1/tutors", { json: { name: "Due", phone: "+56922222222" } })).body.id;
     const patient = (await owner.as<{ id: string }>("POST", "/api/v1/patients", { json: { tutor_id: tutor, name: "Firulais", species: "dog" } })).body.id;
     const day = (offset: number) => new Date(t.clock.now().getTime() + offset * 86_400_000).toISOString().slice(0, 10);
-    const soon = (await owner.as<{ id: string }>("POST", "/api/v1/alerts", { json: { patient_id: patient, kind: "vaccine_due", message: "Rabia", due_date: day(3) } })).body.id;
-    await owner.as("POST", "/api/v1/alerts", { json: { patient_id: patient, kind: "vaccine_due", message: "Later", due_date: day(20) } });
+    const soon = (await owner.as<{ id: string }>("POST", "/api/v1/alerts", { json: { patient_id: patient, kind: "follow_up", message: "Control", due_date: day(3) } })).body.id;
+    await owner.as("POST", "/api/v1/alerts", { json: { patient_id: patient, kind: "follow_up", message: "Later", due_date: day(20) } });
+    // Vaccine reminders live in the clinical record now (vaccination.due); an old-style alert is not sent twice.
+    await owner.as("POST", "/api/v1/alerts", { json: { patient_id: patient, kind: "vaccine_due", message: "Rabia", due_date: day(3) } });
     // Before the morning hour (08:00 in the clinic's zone, UTC here) nothing is written.
     const morning = new Date(`${day(1)}T07:59:00Z`);
     t.clock.set(morning);
@@ -225,12 +227,61 @@ describe("time-based events", () => {
     expect(receiver.received.length).toBe(1);
     expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({
       type: "alert.due",
-      data: { object: "alert", id: soon, actor: { type: "system" }, changes: { due_date: day(2), patient_id: patient, tutor_phone: "+56922222222", kind: "vaccine_due" } },
+      data: { object: "alert", id: soon, actor: { type: "system" }, changes: { due_date: day(2), patient_id: patient, tutor_phone: "+56922222222", kind: "follow_up" } },
     });
     // The next morning it is still due: one more.
     t.clock.advance(86_400_000);
     expect(await t.context.webhooks.dueEvents.runOnce()).toBe(1);
     owner = await relogin(t, owner);
+  });
+
+  test("each morning in the clinic's time zone, vaccination.due for open due dates within the days set, with the patient, the vaccine and the tutor to call", async () => {
+    await addWebhook(["vaccination.due"]);
+    const tutor = (await owner.as<{ id: string; name: string }>("POST", "/api/v1/tutors", { json: { name: "Vacuna Tutor", phone: "+56933333333" } })).body.id;
+    const patient = (await owner.as<{ id: string }>("POST", "/api/v1/patients", { json: { tutor_id: tutor, name: "Cachupín", species: "dog" } })).body.id;
+    const day = (offset: number) => new Date(t.clock.now().getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+    const vaccinate = async (vaccine: string, diseases: string[], next_due_on: string) => {
+      const r = await owner.as<{ id: string }>("POST", `/api/v1/patients/${patient}/vaccinations`, { json: { vaccine, diseases, next_due_on } });
+      expect(r.status, r.text).toBe(201);
+      return r.body.id;
+    };
+    const rabies = await vaccinate("Nobivac Rabies", ["rabies"], day(4));
+    await vaccinate("Far away", ["leptospirosis"], day(30));
+    const declined = await vaccinate("Declined one", ["parvovirus"], day(3));
+    expect((await owner.as("PATCH", `/api/v1/vaccinations/${declined}/reminder`, { json: { reminder_status: "declined" } })).status).toBe(200);
+    const closedLater = await vaccinate("Closed by a later dose", ["distemper"], day(2));
+    t.clock.advance(1000);
+    await vaccinate("The later dose", ["distemper"], day(60));
+    // Before the morning hour (08:00 in the clinic's zone, UTC here) nothing is written.
+    t.clock.set(new Date(`${day(1)}T07:59:00Z`));
+    owner = await relogin(t, owner);
+    expect(await t.context.webhooks.dueEvents.runOnce()).toBe(0);
+    t.clock.advance(60_000);
+    // (The previous test's alert is still due too: it counts, but goes to no webhook here.)
+    expect(await t.context.webhooks.dueEvents.runOnce()).toBeGreaterThanOrEqual(1);
+    expect(await t.context.webhooks.dueEvents.runOnce()).toBe(0);
+    await drain();
+    expect(receiver.received.length).toBe(1);
+    const sent = JSON.parse(receiver.received[0]!.body);
+    expect(sent).toMatchObject({
+      type: "vaccination.due",
+      data: {
+        object: "vaccination",
+        id: rabies,
+        actor: { type: "system" },
+        changes: { vaccination_id: rabies, patient_id: patient, patient_name: "Cachupín", vaccine: "Nobivac Rabies", due_date: day(3), reminder_status: "pending", tutor_id: tutor, tutor_name: "Vacuna Tutor", tutor_phone: "+56933333333" },
+      },
+    });
+    expect(JSON.stringify(sent)).not.toContain(closedLater);
+    // The next morning it is still due: one more; the audit trail shows who wrote it.
+    t.clock.advance(86_400_000);
+    expect(await t.context.webhooks.dueEvents.runOnce()).toBeGreaterThanOrEqual(1);
+    owner = await relogin(t, owner);
+    const audit = await owner.as<CursorPageBody<{ action: string; actor: { type: string; name: string } }>>("GET", `/api/v1/audit?entity_id=${rabies}&action=vaccination.due`);
+    expect(audit.body.data.map((e) => [e.action, e.actor.type, e.actor.name])).toEqual([
+      ["vaccination.due", "system", "scheduler"],
+      ["vaccination.due", "system", "scheduler"],
+    ]);
   });
 });
 

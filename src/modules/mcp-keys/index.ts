@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { ApiKeyModel, ApiKeyWithSecretModel, CreateKeyBody, DailyModel, DailyQuery, KeyListQuery, SummaryModel, SummaryQuery, UsageQuery, UsageRowModel } from "./model";
 import * as keys from "./service";
 
@@ -23,8 +23,11 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
     })
     .get(
       "/keys",
-      ({ actor, query }) => paginator.list(query, keys.KEY_KEYSET, (page) => keys.listKeys(services, actor.clinicId, page), keys.keyView),
-      { query: KeyListQuery, response: { 200: CursorPage(ApiKeyModel), ...errorResponses(400, 401, 403, 422) } },
+      ({ actor, query }) =>
+        query.updated_since !== undefined
+          ? paginator.changes(query, keys.KEY_CHANGES, (since, page) => keys.keyChanges(services, actor.clinicId, since, page), keys.keyView)
+          : paginator.list(query, keys.KEY_KEYSET, (page) => keys.listKeys(services, actor.clinicId, page), keys.keyView),
+      { query: KeyListQuery, response: { 200: CursorPage(withDeletedAt(ApiKeyModel)), ...errorResponses(400, 401, 403, 422) } },
     )
     .get("/keys/:id", ({ actor, params }) => keys.getKey(services, actor.clinicId, params.id), {
       params: IdParams,

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { DateOnly, Nullable, NullableString, NullableTimestamp, OptionalNullable, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
-import { cursorQueryFields, orderQueryField } from "../../http/pagination";
+import { cursorQueryFields, orderQueryField, updatedSinceQueryField } from "../../http/pagination";
 
 export const Scope = t.Union([t.Literal("read"), t.Literal("query"), t.Literal("clinic_context")]);
 
@@ -27,7 +27,7 @@ export const ApiKeyModel = t.Object({
 /** Only creation and rotation show the value, once. */
 export const ApiKeyWithSecretModel = t.Composite([ApiKeyModel, t.Object({ api_key: t.String({ pattern: "^svc_[A-Za-z0-9]{32}$" }) })]);
 
-export const KeyListQuery = t.Object({ ...cursorQueryFields });
+export const KeyListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });
 
 export const UsageQuery = t.Object({
   ...cursorQueryFields,

@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { pageOf, withinDays } from "../../db/clinic-records";
+import { changedSince, changesKeyset, pageOf, withinDays } from "../../db/clinic-records";
 import { apiKeys, clinics, mcpUsageLog, oauthConnections, quotaCounters, type UsageOutcome } from "../../db/schema";
 import { ascending, keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
@@ -75,6 +75,14 @@ export async function createKey(ctx: ServiceContext, clinicId: string, userId: s
 
 export async function listKeys(ctx: ServiceContext, clinicId: string, page: PageRequest) {
   const found = await pageOf<KeyRow>(ctx.db, apiKeys, [eq(apiKeys.clinic_id, clinicId)], page, KEY_KEYSET);
+  const burst = await clinicBurst(ctx, clinicId);
+  return { ...found, rows: found.rows.map((row) => ({ ...row, burst_per_minute: burst })) };
+}
+
+/** Delta sync: keys changed (created, renamed, rotated, revoked) after `since`; keys are revoked, never deleted. */
+export const KEY_CHANGES = changesKeyset<KeyWithBurst>(apiKeys);
+export async function keyChanges(ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest) {
+  const found = await changedSince<KeyRow>(ctx.db, apiKeys, clinicId, since, page, KEY_CHANGES as never);
   const burst = await clinicBurst(ctx, clinicId);
   return { ...found, rows: found.rows.map((row) => ({ ...row, burst_per_minute: burst })) };
 }

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { CreateReportBody, ReportListQuery, ReportModel, ReportTemplateModel, UpdateReportBody } from "./model";
 import * as reports from "./service";
 import { reportTemplates } from "./templates";
@@ -21,8 +21,11 @@ export const mcpReportsModule = ({ auth, services, paginator, database, mcp }: A
     })
     .get(
       "/reports",
-      ({ actor, query }) => paginator.list(query, reports.REPORT_KEYSET, (page) => reports.listReports(ctx, actor.clinicId, page), reports.reportView),
-      { query: ReportListQuery, response: { 200: CursorPage(ReportModel), ...errorResponses(400, 401, 403, 422) } },
+      ({ actor, query }) =>
+        query.updated_since !== undefined
+          ? paginator.changes(query, reports.REPORT_CHANGES, (since, page) => reports.reportChanges(ctx, actor.clinicId, since, page), reports.reportView)
+          : paginator.list(query, reports.REPORT_KEYSET, (page) => reports.listReports(ctx, actor.clinicId, page), reports.reportView),
+      { query: ReportListQuery, response: { 200: CursorPage(withDeletedAt(ReportModel)), ...errorResponses(400, 401, 403, 422) } },
     )
     .get("/reports/templates", ({ actor }) => ({ templates: reportTemplates(actor.clinic.timezone) }), {
       response: { 200: t.Object({ templates: t.Array(ReportTemplateModel) }), ...errorResponses(401, 403) },

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Timestamp, Uuid } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, updatedSinceQueryField } from "../../http/pagination";
 import { Scope } from "../mcp-keys/model";
 
 /** snake_case; the tool is `report_<name>`, which stays within MCP's 64-character tool names. */
@@ -95,7 +95,7 @@ export const ReportTemplateModel = t.Object({
   scope: Scope,
 });
 
-export const ReportListQuery = t.Object({ ...cursorQueryFields });
+export const ReportListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });
 
 export type CreateReportInput = typeof CreateReportBody.static;
 export type UpdateReportInput = typeof UpdateReportBody.static;

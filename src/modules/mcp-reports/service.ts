@@ -1,7 +1,7 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { and, eq } from "drizzle-orm";
 import { isUniqueViolation, type Database, type ServiceContext } from "../../db/client";
-import { pageOf } from "../../db/clinic-records";
+import { changedSince, changesKeyset, pageOf } from "../../db/clinic-records";
 import { mcpReports, type ReportParameter } from "../../db/schema";
 import { keyset, type PageRequest } from "../../db/keyset";
 import { newId } from "../../lib/crypto";
@@ -149,6 +149,10 @@ export async function createReport(ctx: ReportServiceContext, clinicId: string, 
 }
 
 export const REPORT_KEYSET = keyset<ReportRow>("mcp_reports", [mcpReports.created_at, mcpReports.id]);
+
+/** Delta sync: reports created or edited after `since` (a deleted report is gone: its `mcp_report.deleted` event says so). */
+export const REPORT_CHANGES = changesKeyset<ReportRow>(mcpReports);
+export const reportChanges = (ctx: ReportServiceContext, clinicId: string, since: Date, page: PageRequest) => changedSince<ReportRow>(ctx.db, mcpReports, clinicId, since, page, REPORT_CHANGES);
 
 export const listReports = (ctx: ReportServiceContext, clinicId: string, page: PageRequest) =>
   pageOf(ctx.db, mcpReports, [eq(mcpReports.clinic_id, clinicId)], page, REPORT_KEYSET);

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { AddendumModel, CLINICAL_WRITERS, CreateAddendumBody, CreateNoteBody, NoteListQuery, NoteModel, UpdateNoteBody } from "./model";
 import * as service from "./service";
 
@@ -18,12 +18,15 @@ export const notesModule = ({ auth, services, paginator }: AppContext) =>
     })
     .get(
       "/visits/:id/notes",
-      ({ actor, params, query }) => paginator.list(query, service.noteRecords.keyset, (page) => service.listForVisit(services, actor, params.id, page), service.noteView),
+      ({ actor, params, query }) =>
+        query.updated_since !== undefined
+          ? paginator.changes(query, service.noteRecords.changes, (since, page) => service.changesForVisit(services, actor, params.id, since, page), service.noteView)
+          : paginator.list(query, service.noteRecords.keyset, (page) => service.listForVisit(services, actor, params.id, page), service.noteView),
       {
         auth: true,
         params: IdParams,
         query: NoteListQuery,
-        response: { 200: CursorPage(NoteModel), ...errorResponses(400, 401, 404, 422) },
+        response: { 200: CursorPage(withDeletedAt(NoteModel)), ...errorResponses(400, 401, 404, 422) },
         detail: { summary: "A visit's notes with their addenda: signed ones, and drafts only to their author and the owner" },
       },
     )

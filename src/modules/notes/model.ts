@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Nullable, NullableString, NullableTimestamp, Timestamp, Uuid } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, updatedSinceQueryField } from "../../http/pagination";
 
 /** Who writes the clinical record (notes, addenda, vitals, vaccinations, prescriptions); every role reads it. */
 export const CLINICAL_WRITERS = ["owner", "vet"] as const;
@@ -46,7 +46,7 @@ const soapFields = {
 export const CreateNoteBody = t.Object(soapFields, { minProperties: 1 });
 export const UpdateNoteBody = t.Object(soapFields, { minProperties: 1 });
 export const CreateAddendumBody = t.Object({ text: t.String({ minLength: 1, maxLength: 20_000 }) });
-export const NoteListQuery = t.Object({ ...cursorQueryFields });
+export const NoteListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });
 
 export type NoteInput = typeof CreateNoteBody.static;
 export type AddendumInput = typeof CreateAddendumBody.static;

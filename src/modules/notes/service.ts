@@ -85,6 +85,13 @@ export async function listForVisit(ctx: ServiceContext, actor: ClinicalActor, vi
   return { ...found, rows: await withAddenda(ctx, actor.clinicId, found.rows) };
 }
 
+/** Delta sync of a visit's notes the actor may see: changed after `since`, deleted drafts included. */
+export async function changesForVisit(ctx: ServiceContext, actor: ClinicalActor, visitId: string, since: Date, page: PageRequest) {
+  await visitRecords.find(ctx, actor.clinicId, visitId);
+  const found = await noteRecords.changedSince(ctx, actor.clinicId, since, page, [eq(clinicalNotes.visit_id, visitId), visibleTo(actor)]);
+  return { ...found, rows: await withAddenda(ctx, actor.clinicId, found.rows) };
+}
+
 /**
  * Edits a draft. The update itself says `signed_at is null`, so a note signed between the read
  * and the write is not changed (409 NOTE_SIGNED), on either database.

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { hmacSha256 } from "../../lib/crypto";
 import { authorizationServerMetadata, AUTHORIZATION_SERVER_PATH, protectedResourceMetadata, PROTECTED_RESOURCE_PATH, publicOrigin } from "./metadata";
 import {
@@ -154,8 +154,11 @@ export const mcpConnectionsModule = (context: AppContext) => {
     )
     .get(
       "/connections",
-      ({ actor, query }) => paginator.list(query, oauth.CONNECTION_KEYSET, (page) => oauth.listConnections(services, actor.clinicId, page), oauth.connectionView),
-      { query: ConnectionListQuery, response: { 200: CursorPage(ConnectionModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "Assistants connected through OAuth" } },
+      ({ actor, query }) =>
+        query.updated_since !== undefined
+          ? paginator.changes(query, oauth.CONNECTION_CHANGES, (since, page) => oauth.connectionChanges(services, actor.clinicId, since, page), oauth.connectionView)
+          : paginator.list(query, oauth.CONNECTION_KEYSET, (page) => oauth.listConnections(services, actor.clinicId, page), oauth.connectionView),
+      { query: ConnectionListQuery, response: { 200: CursorPage(withDeletedAt(ConnectionModel)), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "Assistants connected through OAuth" } },
     )
     .delete(
       "/connections/:id",

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { NullableTimestamp, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, updatedSinceQueryField } from "../../http/pagination";
 import { Scope } from "../mcp-keys/model";
 
 const Text = (maxLength: number, examples?: unknown[]) => t.String({ maxLength, ...(examples ? { examples } : {}) });
@@ -98,4 +98,4 @@ export const ConnectionModel = t.Object({
   revoked_at: NullableTimestamp,
 });
 
-export const ConnectionListQuery = t.Object({ ...cursorQueryFields });
+export const ConnectionListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });

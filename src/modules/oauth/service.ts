@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { pageOf } from "../../db/clinic-records";
-import { keyset, type PageRequest } from "../../db/keyset";
+import { changedSince, changesKeyset, pageOf } from "../../db/clinic-records";
+import { keyset, type Page, type PageRequest } from "../../db/keyset";
 import { clinics, oauthAuthorizationCodes, oauthClients, oauthConnections, oauthTokens, type ApiKeyScope, type OAuthTokenKind } from "../../db/schema";
 import { hmacSha256, newId, randomAlphanumeric, safeEqual, sha256Hex } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
@@ -348,7 +348,16 @@ export function connectionView(row: ConnectionRow & { burst_per_minute: number }
 }
 
 export async function listConnections(ctx: ServiceContext, clinicId: string, page: PageRequest) {
-  const found = await pageOf<ConnectionRow>(ctx.db, oauthConnections, [eq(oauthConnections.clinic_id, clinicId)], page, CONNECTION_KEYSET);
+  return withBurst(ctx, clinicId, await pageOf<ConnectionRow>(ctx.db, oauthConnections, [eq(oauthConnections.clinic_id, clinicId)], page, CONNECTION_KEYSET));
+}
+
+/** Delta sync: connections made or ended after `since` (an ended one is revoked, never deleted). */
+export const CONNECTION_CHANGES = changesKeyset<ConnectionRow & { burst_per_minute: number }>(oauthConnections);
+export async function connectionChanges(ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest) {
+  return withBurst(ctx, clinicId, await changedSince<ConnectionRow>(ctx.db, oauthConnections, clinicId, since, page, CONNECTION_CHANGES as never));
+}
+
+async function withBurst(ctx: ServiceContext, clinicId: string, found: Page<ConnectionRow>) {
   const [clinic] = await ctx.db.select({ plan: clinics.plan, burst: clinics.burst_per_minute }).from(clinics).where(eq(clinics.id, clinicId));
   const burst = burstFor(clinic!.plan, clinic!.burst);
   return { ...found, rows: found.rows.map((row) => ({ ...row, burst_per_minute: burst })) };

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { CLINICAL_WRITERS } from "../notes/model";
 import { CancelPrescriptionBody, CreatePrescriptionBody, PrescriptionListQuery, PrescriptionModel } from "./model";
 import * as service from "./service";
@@ -19,12 +19,15 @@ export const prescriptionsModule = ({ auth, services, paginator }: AppContext) =
     })
     .get(
       "/patients/:id/prescriptions",
-      ({ actor, params, query }) => paginator.list(query, service.prescriptionRecords.keyset, (page) => service.listForPatient(services, actor.clinicId, params.id, page), service.view),
+      ({ actor, params, query }) =>
+        query.updated_since !== undefined
+          ? paginator.changes(query, service.prescriptionRecords.changes, (since, page) => service.changesForPatient(services, actor.clinicId, params.id, since, page), service.view)
+          : paginator.list(query, service.prescriptionRecords.keyset, (page) => service.listForPatient(services, actor.clinicId, params.id, page), service.view),
       {
         auth: true,
         params: IdParams,
         query: PrescriptionListQuery,
-        response: { 200: CursorPage(PrescriptionModel), ...errorResponses(400, 401, 404, 422) },
+        response: { 200: CursorPage(withDeletedAt(PrescriptionModel)), ...errorResponses(400, 401, 404, 422) },
         detail: { summary: "A patient's prescriptions, oldest first, cancelled ones included" },
       },
     )

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Nullable, NullableString, NullableTimestamp, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, updatedSinceQueryField } from "../../http/pagination";
 
 export const PrescriptionModel = t.Object({
   id: Uuid,
@@ -37,7 +37,7 @@ export const CreatePrescriptionBody = t.Object({
 });
 
 export const CancelPrescriptionBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 1000 }) });
-export const PrescriptionListQuery = t.Object({ ...cursorQueryFields });
+export const PrescriptionListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });
 
 export type CreatePrescriptionInput = typeof CreatePrescriptionBody.static;
 /** A prescription as the API answers it. */

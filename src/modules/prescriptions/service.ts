@@ -28,6 +28,12 @@ export async function listForPatient(ctx: ServiceContext, clinicId: string, pati
   return prescriptionRecords.page(ctx, clinicId, [eq(prescriptions.patient_id, patientId)], page);
 }
 
+/** Delta sync of a patient's prescriptions: changed (a cancellation too) after `since`. */
+export async function changesForPatient(ctx: ServiceContext, clinicId: string, patientId: string, since: Date, page: PageRequest) {
+  await patientRecords.find(ctx, clinicId, patientId);
+  return prescriptionRecords.changedSince(ctx, clinicId, since, page, [eq(prescriptions.patient_id, patientId)]);
+}
+
 /** Never edited: a mistaken or stopped prescription is cancelled, with who, when and why (once; then 409). */
 export async function cancel(ctx: ServiceContext, actor: ClinicalActor, id: string, reason: string) {
   await prescriptionRecords.find(ctx, actor.clinicId, id);

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { CreateUserBody, UpdateUserBody, UserListQuery, UserModel } from "./model";
 import * as usersService from "./service";
 
@@ -18,8 +18,11 @@ export const usersModule = ({ auth, services, paginator }: AppContext) =>
     })
     .get(
       "/",
-      ({ actor, query }) => paginator.list(query, usersService.userRecords.keyset, (page) => usersService.listUsers(services, actor.clinicId, page), usersService.userView),
-      { query: UserListQuery, response: { 200: CursorPage(UserModel), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "List the clinic's users" } },
+      ({ actor, query }) =>
+        query.updated_since !== undefined
+          ? paginator.changes(query, usersService.userRecords.changes, (since, page) => usersService.userChanges(services, actor.clinicId, since, page), usersService.userView)
+          : paginator.list(query, usersService.userRecords.keyset, (page) => usersService.listUsers(services, actor.clinicId, page), usersService.userView),
+      { query: UserListQuery, response: { 200: CursorPage(withDeletedAt(UserModel)), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "List the clinic's users" } },
     )
     .get("/:id", ({ actor, params }) => usersService.getUser(services, actor.clinicId, params.id), {
       params: IdParams,

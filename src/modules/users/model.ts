@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Timestamp, Uuid } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, updatedSinceQueryField } from "../../http/pagination";
 
 export const Email = t.String({ format: "email", maxLength: 254, examples: ["owner@clinic.cl"] });
 export const Password = t.String({ minLength: 10, maxLength: 256, description: "10–256 characters" });
@@ -36,7 +36,7 @@ export const UpdateUserBody = t.Object(
   { minProperties: 1 },
 );
 
-export const UserListQuery = t.Object({ ...cursorQueryFields });
+export const UserListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });
 
 export type CreateUserInput = typeof CreateUserBody.static;
 export type UpdateUserInput = typeof UpdateUserBody.static;

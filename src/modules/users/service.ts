@@ -56,6 +56,9 @@ export async function createUser(ctx: ServiceContext, clinicId: string, input: C
 
 export const listUsers = (ctx: ServiceContext, clinicId: string, page: PageRequest) => userRecords.page(ctx, clinicId, [], page);
 
+/** Delta sync: users changed after `since`, removed ones included. */
+export const userChanges = (ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest) => userRecords.changedSince(ctx, clinicId, since, page);
+
 export async function getUser(ctx: ServiceContext, clinicId: string, id: string) {
   return userView(await userRecords.find(ctx, clinicId, id));
 }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { CLINICAL_WRITERS } from "../notes/model";
 import { CreateVaccinationBody, DueItemModel, DueQuery, ReminderBody, VaccinationListQuery, VaccinationModel } from "./model";
 import * as service from "./service";
@@ -23,12 +23,15 @@ export const vaccinationsModule = ({ auth, services, paginator }: AppContext) =>
     )
     .get(
       "/patients/:id/vaccinations",
-      ({ actor, params, query }) => paginator.list(query, service.vaccinationRecords.keyset, (page) => service.listForPatient(services, actor.clinicId, params.id, page), service.view),
+      ({ actor, params, query }) =>
+        query.updated_since !== undefined
+          ? paginator.changes(query, service.vaccinationRecords.changes, (since, page) => service.changesForPatient(services, actor.clinicId, params.id, since, page), service.view)
+          : paginator.list(query, service.vaccinationRecords.keyset, (page) => service.listForPatient(services, actor.clinicId, params.id, page), service.view),
       {
         auth: true,
         params: IdParams,
         query: VaccinationListQuery,
-        response: { 200: CursorPage(VaccinationModel), ...errorResponses(400, 401, 404, 422) },
+        response: { 200: CursorPage(withDeletedAt(VaccinationModel)), ...errorResponses(400, 401, 404, 422) },
         detail: { summary: "A patient's vaccinations, oldest first" },
       },
     )

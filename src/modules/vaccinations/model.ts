@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { DateOnly, Nullable, NullableString, NullableTimestamp, Timestamp, Uuid, ValueList } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, updatedSinceQueryField } from "../../http/pagination";
 import { REMINDER_STATUSES } from "../../db/schema";
 
 const ReminderStatus = t.Union(REMINDER_STATUSES.map((s) => t.Literal(s)));
@@ -38,7 +38,7 @@ export const CreateVaccinationBody = t.Object({
 
 export const ReminderBody = t.Object({ reminder_status: ReminderStatus });
 
-export const VaccinationListQuery = t.Object({ ...cursorQueryFields });
+export const VaccinationListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });
 
 export const DueQuery = t.Object({
   ...cursorQueryFields,

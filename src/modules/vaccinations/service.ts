@@ -92,6 +92,12 @@ export async function listForPatient(ctx: ServiceContext, clinicId: string, pati
   return vaccinationRecords.page(ctx, clinicId, [eq(vaccinations.patient_id, patientId)], page);
 }
 
+/** Delta sync of a patient's vaccinations: changed after `since`, deleted ones included. */
+export async function changesForPatient(ctx: ServiceContext, clinicId: string, patientId: string, since: Date, page: PageRequest) {
+  await patientRecords.find(ctx, clinicId, patientId);
+  return vaccinationRecords.changedSince(ctx, clinicId, since, page, [eq(vaccinations.patient_id, patientId)]);
+}
+
 /** Reception's call on a due date: pending, contacted, booked or declined. A closed due date is history (409). */
 export async function setReminder(ctx: ServiceContext, clinicId: string, id: string, status: ReminderStatus) {
   const current = await vaccinationRecords.find(ctx, clinicId, id);

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Nullable, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
-import { cursorQueryFields, orderQueryField } from "../../http/pagination";
+import { cursorQueryFields, orderQueryField, updatedSinceQueryField } from "../../http/pagination";
 
 export const VitalsModel = t.Object({
   id: Uuid,
@@ -42,7 +42,7 @@ export const CreateVitalsBody = t.Object({
   body_condition_score: t.Optional(StrictInteger(VITALS_RANGES.body_condition_score)),
 });
 
-export const VitalsListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField });
+export const VitalsListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField, ...updatedSinceQueryField });
 
 export type CreateVitalsInput = typeof CreateVitalsBody.static;
 /** A measurement as the API answers it. */

@@ -36,6 +36,12 @@ export async function create(ctx: ServiceContext, actor: ClinicalActor, patientI
   });
 }
 
+/** Delta sync of a patient's vitals: changed after `since`, deleted ones included. */
+export async function changesForPatient(ctx: ServiceContext, clinicId: string, patientId: string, since: Date, page: PageRequest) {
+  await patientRecords.find(ctx, clinicId, patientId);
+  return vitalsRecords.changedSince(ctx, clinicId, since, page, [eq(vitals.patient_id, patientId)]);
+}
+
 export async function list(ctx: ServiceContext, clinicId: string, patientId: string, page: PageRequest) {
   await patientRecords.find(ctx, clinicId, patientId);
   return pageOf(ctx.db as Db, vitals, [liveIn(vitals, clinicId), eq(vitals.patient_id, patientId)], page, VITALS_KEYSET);

@@ -6,8 +6,7 @@ import { DELIVERY_CHANNEL } from "./dispatcher";
 
 /**
  * A kind of record that falls due: its action, its entity, and the rows due in a window of days
- * (as `id, clinic_id, data`), each day at most once. `vaccination.due` joins this list when the
- * clinical record lands.
+ * (as `id, clinic_id, data`), each day at most once.
  */
 export interface DueSource {
   action: string;
@@ -16,6 +15,24 @@ export interface DueSource {
   due(days: number): SQL;
 }
 
+/**
+ * A vaccination's next dose: open due dates (no later dose closed them, the record and its patient
+ * not deleted) unless the tutor declined, with what a reminder sender needs to write and call.
+ */
+export const VACCINATION_DUE: DueSource = {
+  action: "vaccination.due",
+  entity: "vaccination",
+  due: (days) => sql`
+    select v.id, v.clinic_id, jsonb_build_object('vaccination_id', v.id, 'patient_id', v.patient_id, 'patient_name', p.name, 'vaccine', v.vaccine, 'due_date', v.next_due_on, 'reminder_status', v.reminder_status, 'tutor_id', t.id, 'tutor_name', t.name, 'tutor_phone', t.phone) as data
+    from vaccinations v
+    join clinic_days cd on cd.clinic_id = v.clinic_id
+    join patients p on p.id = v.patient_id and p.deleted_at is null
+    left join tutors t on t.id = p.tutor_id and t.deleted_at is null
+    where v.deleted_at is null and v.due_closed_at is null and v.reminder_status <> 'declined'
+      and v.next_due_on between cd.today and cd.today + ${days}::int`,
+};
+
+/** Alerts other than vaccine ones (those moved into the clinical record: `vaccination.due`). */
 export const ALERT_DUE: DueSource = {
   action: "alert.due",
   entity: "alert",
@@ -25,7 +42,7 @@ export const ALERT_DUE: DueSource = {
     join clinic_days cd on cd.clinic_id = a.clinic_id
     left join patients p on p.id = a.patient_id
     left join tutors t on t.id = p.tutor_id
-    where a.status = 'active' and a.deleted_at is null and a.due_date between cd.today and cd.today + ${days}::int`,
+    where a.status = 'active' and a.deleted_at is null and a.kind <> 'vaccine_due' and a.due_date between cd.today and cd.today + ${days}::int`,
 };
 
 /** One scheduler at a time writes due events (instances race otherwise on "not yet today"). */
@@ -43,7 +60,7 @@ export class DueEvents {
   constructor(
     private readonly deps: { database: Database; clock: Clock; logger: Logger },
     private readonly settings: { days: number; hour: number },
-    private readonly sources: DueSource[] = [ALERT_DUE],
+    private readonly sources: DueSource[] = [VACCINATION_DUE, ALERT_DUE],
   ) {}
 
   start(): void {

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
-import { CreateWebhookBody, DeliveryModel, UpdateWebhookBody, WebhookListQuery, WebhookModel, WebhookWithSecretModel } from "./model";
+import { CursorPage, withDeletedAt } from "../../http/pagination";
+import { CreateWebhookBody, DeliveryListQuery, DeliveryModel, UpdateWebhookBody, WebhookListQuery, WebhookModel, WebhookWithSecretModel } from "./model";
 import * as webhooks from "./service";
 
 /** Webhooks: the clinic owner's. */
@@ -17,9 +17,12 @@ export const webhooksModule = ({ auth, services, paginator, webhooks: runtime, d
       response: { 201: WebhookWithSecretModel, ...errorResponses(401, 403, 422) },
       detail: { summary: "Add a webhook; its signing secret is shown only in this response. Private, loopback and link-local destinations are refused (422) unless in WEBHOOK_ALLOWED_NETWORKS" },
     })
-    .get("/", ({ actor, query }) => paginator.list(query, webhooks.WEBHOOK_KEYSET, (page) => webhooks.listWebhooks(services, actor.clinicId, page), webhooks.webhookView), {
+    .get("/", ({ actor, query }) =>
+      query.updated_since !== undefined
+        ? paginator.changes(query, webhooks.WEBHOOK_CHANGES, (since, page) => webhooks.webhookChanges(services, actor.clinicId, since, page), webhooks.webhookView)
+        : paginator.list(query, webhooks.WEBHOOK_KEYSET, (page) => webhooks.listWebhooks(services, actor.clinicId, page), webhooks.webhookView), {
       query: WebhookListQuery,
-      response: { 200: CursorPage(WebhookModel), ...errorResponses(400, 401, 403, 422) },
+      response: { 200: CursorPage(withDeletedAt(WebhookModel)), ...errorResponses(400, 401, 403, 422) },
     })
     .get("/:id", ({ actor, params }) => webhooks.getWebhook(services, actor.clinicId, params.id), { params: IdParams, response: { 200: WebhookModel, ...errorResponses(401, 403, 404, 422) } })
     .patch("/:id", ({ actor, params, body }) => webhooks.updateWebhook(ctx, actor.clinicId, params.id, body), {
@@ -50,7 +53,7 @@ export const webhooksModule = ({ auth, services, paginator, webhooks: runtime, d
       "/:id/deliveries",
       ({ actor, params, query }) =>
         paginator.list({ ...query, order: "desc" }, webhooks.DELIVERY_KEYSET, (page) => webhooks.listDeliveries(services, actor.clinicId, params.id, page), webhooks.deliveryView),
-      { params: IdParams, query: WebhookListQuery, response: { 200: CursorPage(DeliveryModel), ...errorResponses(400, 401, 403, 404, 422) }, detail: { summary: "Deliveries to this webhook, newest first, each with its latest attempt" } },
+      { params: IdParams, query: DeliveryListQuery, response: { 200: CursorPage(DeliveryModel), ...errorResponses(400, 401, 403, 404, 422) }, detail: { summary: "Deliveries to this webhook, newest first, each with its latest attempt" } },
     )
     .post("/deliveries/:id/retry", async ({ actor, params, status }) => status(202, await webhooks.retryDelivery(ctx, actor.clinicId, params.id, scheduleLength)), {
       params: IdParams,

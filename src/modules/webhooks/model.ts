@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Nullable, NullableString, NullableTimestamp, OptionalNullable, Timestamp, UpdateBody, Uuid } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, updatedSinceQueryField } from "../../http/pagination";
 
 const EventName = t.String({ pattern: "^([a-z_]+\\.[a-z_]+|\\*)$", maxLength: 100, description: "An action such as invoice.emitted, or * for all", examples: ["invoice.emitted"] });
 
@@ -30,7 +30,9 @@ export const WebhookModel = t.Object({
 /** Creation and rotation show the secret, once. */
 export const WebhookWithSecretModel = t.Composite([WebhookModel, t.Object({ secret: t.String({ pattern: "^whsec_[A-Za-z0-9+/=]+$" }) })]);
 
-export const WebhookListQuery = t.Object({ ...cursorQueryFields });
+export const WebhookListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });
+/** Deliveries are an attempt log, newest first, not records that change: no delta sync. */
+export const DeliveryListQuery = t.Object({ ...cursorQueryFields });
 
 export const DeliveryModel = t.Object({
   id: Uuid,

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { pageOf } from "../../db/clinic-records";
+import { changedSince, changesKeyset, pageOf } from "../../db/clinic-records";
 import { keyset, type PageRequest } from "../../db/keyset";
 import { events, webhookDeliveries, webhookEndpoints } from "../../db/schema";
 import { DAY } from "../../lib/clock";
@@ -78,6 +78,10 @@ export async function createWebhook(ctx: WebhookServiceContext, clinicId: string
 export async function listWebhooks(ctx: ServiceContext, clinicId: string, page: PageRequest) {
   return pageOf<EndpointRow>(ctx.db, webhookEndpoints, [eq(webhookEndpoints.clinic_id, clinicId), isNull(webhookEndpoints.deleted_at)], page, WEBHOOK_KEYSET);
 }
+
+/** Delta sync: webhooks changed after `since`, deleted ones included. */
+export const WEBHOOK_CHANGES = changesKeyset<EndpointRow>(webhookEndpoints);
+export const webhookChanges = (ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest) => changedSince<EndpointRow>(ctx.db, webhookEndpoints, clinicId, since, page, WEBHOOK_CHANGES);
 
 export async function updateWebhook(ctx: WebhookServiceContext, clinicId: string, id: string, input: UpdateWebhookInput) {
   await findEndpoint(ctx, clinicId, id);

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../../context";
 import { errorResponses, IdParams } from "../../../http/common-model";
-import { CursorPage } from "../../../http/pagination";
+import { CursorPage, withDeletedAt } from "../../../http/pagination";
 import { CreateInvoiceBody, InvoiceListQuery, InvoiceModel, UpdateInvoiceBody } from "./model";
 import * as invoicesService from "./service";
 
@@ -20,8 +20,10 @@ export const invoicesController = ({ auth, idempotency, services, paginator }: A
     .get(
       "/",
       ({ actor, query }) =>
-        paginator.list(query, invoicesService.invoiceRecords.keyset, (page) => invoicesService.listInvoices(services, actor.clinicId, actor.clinic.timezone, query, page), (row) => invoicesService.invoiceView(row)),
-      { query: InvoiceListQuery, response: { 200: CursorPage(InvoiceModel), ...errorResponses(400, 401, 422) }, detail: { summary: "List invoices (without items); filters status, tutor_id, date_from/date_to on emitted_at" } },
+        query.updated_since !== undefined
+          ? paginator.changes(query, invoicesService.invoiceRecords.changes, (since, page) => invoicesService.invoiceRecords.changedSince(services, actor.clinicId, since, page), (row) => invoicesService.invoiceView(row))
+          : paginator.list(query, invoicesService.invoiceRecords.keyset, (page) => invoicesService.listInvoices(services, actor.clinicId, actor.clinic.timezone, query, page), (row) => invoicesService.invoiceView(row)),
+      { query: InvoiceListQuery, response: { 200: CursorPage(withDeletedAt(InvoiceModel)), ...errorResponses(400, 401, 422) }, detail: { summary: "List invoices (without items); filters status, tutor_id, date_from/date_to on emitted_at" } },
     )
     .get("/:id", ({ actor, params }) => invoicesService.getInvoice(services, actor.clinicId, params.id), {
       params: IdParams,

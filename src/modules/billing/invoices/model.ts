@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { INVOICE_STATUSES } from "../../../db/schema";
 import { DateFilters, Money, Nullable, NullableString, NullableTimestamp, OptionalNullable, StrictInteger, UpdateBody, Uuid, ValueList } from "../../../http/common-model";
-import { cursorQueryFields, orderQueryField } from "../../../http/pagination";
+import { cursorQueryFields, orderQueryField, updatedSinceQueryField } from "../../../http/pagination";
 import { record } from "../record-model";
 
 const ItemInput = t.Object({
@@ -34,7 +34,7 @@ export const CreateInvoiceBody = t.Object({
   notes: OptionalNullable(t.String({ maxLength: 2000 })),
 });
 export const UpdateInvoiceBody = UpdateBody(CreateInvoiceBody);
-export const InvoiceListQuery = t.Object({ ...cursorQueryFields, ...orderQueryField, ...DateFilters, status: t.Optional(ValueList(INVOICE_STATUSES)), tutor_id: t.Optional(Uuid) });
+export const InvoiceListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField, ...orderQueryField, ...DateFilters, status: t.Optional(ValueList(INVOICE_STATUSES)), tutor_id: t.Optional(Uuid) });
 
 export type CreateInvoiceInput = typeof CreateInvoiceBody.static;
 export type UpdateInvoiceInput = typeof UpdateInvoiceBody.static;
