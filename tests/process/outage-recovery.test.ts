@@ -83,6 +83,27 @@ describe.skipIf(!POSTGRES_URL)("a reserved connection lost with statements waiti
   }, 20_000);
 });
 
+// postgres.js fetches the array types on each new connection and dropped that query's promise:
+// one that failed (its connection lost at that moment, seen once in about ten outage runs, or
+// cancelled by a statement timeout as here) was an unhandled rejection, which ends the process.
+describe.skipIf(!POSTGRES_URL)("a connection whose array-types query fails", () => {
+  test("leaves no unhandled rejection behind", async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", record);
+    const client = postgres(POSTGRES_URL!, { max: 1, onnotice: () => {}, connection: { statement_timeout: 1 } as Record<string, unknown> as postgres.ConnectionParameters });
+    try {
+      await client`select 1`.catch(() => {});
+      // Unhandled rejections are reported after the microtasks of the turn that made them.
+      await Bun.sleep(50);
+      expect(unhandled.map((reason) => (reason as { code?: string }).code ?? String(reason))).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", record);
+      await client.end({ timeout: 1 });
+    }
+  });
+});
+
 function outageSuite({ withDirectUrl }: { withDirectUrl: boolean }) {
   let pg: TestDatabase;
   const proxies: TcpProxy[] = [];
