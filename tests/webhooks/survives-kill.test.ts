@@ -20,7 +20,8 @@ const serverEnv = () => ({
   WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1/32",
   WEBHOOK_RETRY_SCHEDULE: "0s,1s,1s,1s,1s,1s",
   WEBHOOK_TIMEOUT_MS: "1000",
-  ...(pg?.url ? { DATABASE_URL: pg.url } : {}),
+  // The database URLs as a deployment has them (behind a pooler, with its direct URL too).
+  ...(pg?.serverEnv ?? {}),
 });
 
 const kill = async (server: ServerProcess) => {
