@@ -76,3 +76,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   });
 }
+
+/**
+ * Runs `fn` on the database a server process used: the test's PostgreSQL database, or its
+ * embedded data directory, opened here once the server has stopped (one owner at a time).
+ */
+export async function readServerDatabase<T>(pg: TestDatabase | undefined, dataDir: string, fn: (database: Database) => Promise<T>): Promise<T> {
+  if (pg) return fn(pg);
+  const database = await openDatabase({ databaseUrl: undefined, dataDir });
+  try {
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}

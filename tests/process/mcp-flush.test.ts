@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type Database } from "../../src/db/client";
-import { createTestDatabase, POSTGRES_URL, type TestDatabase } from "../helpers/database";
+import type { Database } from "../../src/db/client";
+import { createTestDatabase, POSTGRES_URL, readServerDatabase, type TestDatabase } from "../helpers/database";
 import { call, startServer } from "../helpers/server-process";
 
 /** Where the server keeps its data: a fresh embedded data directory, or a fresh PostgreSQL database. */
@@ -24,15 +24,7 @@ const serverEnv = () => ({
   ...(pg?.serverEnv ?? {}),
 });
 
-async function readBack<T>(fn: (database: Database) => Promise<T>): Promise<T> {
-  if (pg) return fn(pg);
-  const database = await openDatabase({ databaseUrl: undefined, dataDir });
-  try {
-    return await fn(database);
-  } finally {
-    await database.close();
-  }
-}
+const readBack = <T>(fn: (database: Database) => Promise<T>) => readServerDatabase(pg, dataDir, fn);
 
 test("SIGTERM flushes every quota count and usage row; a restarted server continues from them", async () => {
   const first = await startServer(serverEnv());

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type Database } from "../../src/db/client";
-import { createTestDatabase, POSTGRES_URL, type TestDatabase } from "../helpers/database";
+import type { Database } from "../../src/db/client";
+import { createTestDatabase, POSTGRES_URL, readServerDatabase, type TestDatabase } from "../helpers/database";
 import { call, startServer, type ServerProcess } from "../helpers/server-process";
 
 /**
@@ -22,17 +22,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const serverEnv = () => ({ DATA_DIR: dataDir, QUOTA_FLUSH_MS: "10", ...(pg?.url ? { DATABASE_URL: pg.url } : {}) });
+const serverEnv = () => ({ DATA_DIR: dataDir, QUOTA_FLUSH_MS: "10", ...(pg?.serverEnv ?? {}) });
 
-async function readBack<T>(fn: (database: Database) => Promise<T>): Promise<T> {
-  if (pg) return fn(pg);
-  const database = await openDatabase({ databaseUrl: undefined, dataDir });
-  try {
-    return await fn(database);
-  } finally {
-    await database.close();
-  }
-}
+const readBack = <T>(fn: (database: Database) => Promise<T>) => readServerDatabase(pg, dataDir, fn);
 
 test("after SIGKILL under load, every key's counter equals its counted usage rows", async () => {
   const first = await startServer(serverEnv());
