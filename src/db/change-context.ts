@@ -16,9 +16,17 @@ export interface ChangeContext {
   now?: () => Date;
 }
 
-/** Sets the transaction-local settings the audit trigger reads (never session settings: the service may run behind a transaction pooler). */
-const SETTINGS_SQL =
-  "select set_config('app.actor_type', $1, true), set_config('app.actor_id', $2, true), set_config('app.actor_name', $3, true), set_config('app.request_id', $4, true), set_config('app.now', $5, true)";
+/**
+ * The statement that gives the audit trigger the change context: one transaction-local setting,
+ * `app.context`, holding a JSON object (one statement to send, one value for the trigger to parse).
+ * Never a session setting: the service may run behind a transaction pooler. The value is written
+ * into the statement, which then takes no parameters: PGlite runs it as one simple-protocol
+ * message, and postgres.js sends it unnamed without first asking the server for parameter types.
+ */
+export function contextSettingStatement(context: string): string {
+  // An escape string literal reads the same whatever standard_conforming_strings says; JSON text holds no NUL.
+  return `select set_config('app.context', E'${context.replaceAll("\\", "\\\\").replaceAll("'", "''")}', true)`;
+}
 
 /** Statements that can change rows; reads outside a transaction need no settings. */
 const WRITE_STATEMENT = /^\s*(insert|update|delete|with|merge)\b/i;
@@ -47,12 +55,20 @@ export class ChangeContexts {
     return this.storage.getStore();
   }
 
-  /** The settings statement for the current context, or undefined outside one. */
-  settings(): [string, unknown[]] | undefined {
+  /** The current context as the `app.context` setting's JSON, or undefined outside one. */
+  settings(): string | undefined {
     const context = this.storage.getStore();
     if (!context) return undefined;
     const actor = context.actor;
-    return [SETTINGS_SQL, [actor?.type ?? "", actor?.id ?? "", actor?.name ?? "", context.requestId ?? "", context.now ? context.now().toISOString() : ""]];
+    // PostgreSQL's text (and so jsonb's) cannot hold NUL: a name carrying one would fail the change.
+    const text = (value: string | null | undefined) => value?.replaceAll("\0", "") ?? undefined;
+    return JSON.stringify({
+      actor_type: actor?.type,
+      actor_id: text(actor?.id),
+      actor_name: text(actor?.name),
+      request_id: text(context.requestId),
+      now: context.now?.().toISOString(),
+    });
   }
 
   isWrite(statement: string): boolean {

@@ -4,6 +4,7 @@ import initdbWasm from "../../node_modules/@electric-sql/pglite/dist/initdb.wasm
 import pgliteData from "../../node_modules/@electric-sql/pglite/dist/pglite.data" with { type: "file" };
 import pgliteWasm from "../../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
 import pgTrgmBundle from "../../node_modules/@electric-sql/pglite/dist/pg_trgm.tar.gz" with { type: "file" };
+import hstoreBundle from "../../node_modules/@electric-sql/pglite/dist/hstore.tar.gz" with { type: "file" };
 import type { Extension } from "@electric-sql/pglite";
 import { existsSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,27 +19,35 @@ export interface PgliteAssets {
   /** Only needed to create a data directory (initdb); an existing one starts without it. */
   initdbWasmModule?: WebAssembly.Module;
   fsBundle: Blob;
-  extensions: { pg_trgm: Extension };
+  extensions: { pg_trgm: Extension; hstore: Extension };
 }
 
 /**
- * pg_trgm (trigram indexes for name search). PGlite streams the bundle with fs.createReadStream,
- * which cannot read inside a compiled binary, so there it is first copied to a temporary file.
+ * An extension PGlite loads from the bundle it ships. PGlite streams the bundle with
+ * fs.createReadStream, which cannot read inside a compiled binary, so there it is first copied to
+ * a temporary file.
  */
-const pgTrgm: Extension = {
-  name: "pg_trgm",
-  setup: async () => {
-    if (!pgTrgmBundle.startsWith("/$bunfs/")) return { bundlePath: new URL(`file://${pgTrgmBundle}`) };
-    const copy = join(tmpdir(), `vet-clinic-${basename(pgTrgmBundle)}`);
-    if (!existsSync(copy)) {
-      // Written aside and renamed, so a concurrent start never reads half a file.
-      const partial = `${copy}.${process.pid}`;
-      await Bun.write(partial, Bun.file(pgTrgmBundle));
-      renameSync(partial, copy);
-    }
-    return { bundlePath: new URL(`file://${copy}`) };
-  },
-};
+function bundledExtension(name: string, bundle: string): Extension {
+  return {
+    name,
+    setup: async () => {
+      if (!bundle.startsWith("/$bunfs/")) return { bundlePath: new URL(`file://${bundle}`) };
+      const copy = join(tmpdir(), `vet-clinic-${basename(bundle)}`);
+      if (!existsSync(copy)) {
+        // Written aside and renamed, so a concurrent start never reads half a file.
+        const partial = `${copy}.${process.pid}`;
+        await Bun.write(partial, Bun.file(bundle));
+        renameSync(partial, copy);
+      }
+      return { bundlePath: new URL(`file://${copy}`) };
+    },
+  };
+}
+
+/** pg_trgm: trigram indexes for name search. */
+const pgTrgm = bundledExtension("pg_trgm", pgTrgmBundle);
+/** hstore: the event log's trigger compares a row's old and new fields with it (one C operator, no query). */
+const hstore = bundledExtension("hstore", hstoreBundle);
 
 /**
  * Starts compiling PostgreSQL's WebAssembly, which JavaScriptCore does on its compiler threads:
@@ -68,6 +77,6 @@ export async function loadPgliteAssets(options: { initdb: boolean; compiledPostg
     pgliteWasmModule,
     ...(initdbWasmModule ? { initdbWasmModule } : {}),
     fsBundle: Bun.file(pgliteData),
-    extensions: { pg_trgm: pgTrgm },
+    extensions: { pg_trgm: pgTrgm, hstore },
   };
 }

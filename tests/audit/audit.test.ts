@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { CursorPageBody } from "../../src/http/pagination";
 import type { EventView } from "../../src/modules/audit/service";
+import { sql } from "drizzle-orm";
 import { tutors } from "../../src/db/schema";
 import type { TestApp } from "../helpers/app";
 import { addMember, PASSWORD, relogin, uniqueEmail, type ClinicSession } from "../helpers/clinic";
@@ -80,7 +81,7 @@ describe("the event log", () => {
     const [event] = await eventsOf(created.body.id);
     expect(event).toMatchObject({ action: "user.created", changes: { email: { to: email }, role: { to: "vet" }, password_hash: { redacted: true } } });
     const [{ hash }] = (await t.database.query<{ hash: string }>("select password_hash as hash from users where id = $1", [created.body.id])) as [{ hash: string }];
-    const all = await t.database.query<{ changes: unknown }>("select changes from events");
+    const all = await t.database.query("select * from events");
     expect(JSON.stringify(all)).not.toContain(hash);
     expect(JSON.stringify(all)).not.toContain(PASSWORD);
   });
@@ -111,6 +112,43 @@ describe("the event log", () => {
     expect(next.body.data[0]!.occurred_at <= first.body.data[0]!.occurred_at).toBe(true);
     expect(next.body.data[0]!.id).not.toBe(first.body.data[0]!.id);
     expect((await owner.as("GET", "/api/v1/audit?action=DROP")).status).toBe(422);
+  });
+
+  test("the actor's name is recorded as given, quotes, backslashes and all (a NUL, which the database cannot hold, is dropped)", async () => {
+    const id = Bun.randomUUIDv7();
+    const name = `O'Brien \\ "quoted" \\' $$ 🐾 \u0000end`;
+    await t.database.changeContexts.run({ actor: { type: "system", id: null, name }, requestId: "req'\\1" }, async () => {
+      const now = t.clock.now();
+      await t.database.db.insert(tutors).values({ id, clinic_id: owner.clinic.id, name: "Named", created_at: now, updated_at: now });
+    });
+    expect((await eventsOf(id))[0]).toMatchObject({ actor: { type: "system", name: name.replace("\u0000", "") }, request_id: "req'\\1" });
+  });
+
+  test("events written before the trigger kept old and new values apart read as they were written", async () => {
+    const id = Bun.randomUUIDv7();
+    await t.database.query(
+      `insert into events (id, clinic_id, occurred_at, actor_type, action, entity_type, entity_id, changes) values ($1, $2, now(), 'system', 'tutor.updated', 'tutor', $1, $3)`,
+      [id, owner.clinic.id, JSON.stringify({ name: { from: "Old", to: "New" }, password_hash: { redacted: true } })],
+    );
+    expect((await eventsOf(id))[0]!.changes).toEqual({ name: { from: "Old", to: "New" }, password_hash: { redacted: true } });
+  });
+
+  test("each audited table's trigger knows its sensitive columns as they are now; a column added without attaching again is caught", async () => {
+    // The trigger is given the table's sensitive columns when attached (audit_attach); a column
+    // added later must be attached again, or its values would be recorded.
+    const stale = "select tgrelid::regclass::text as name from pg_trigger where tgname = 'audit_change' and split_part(encode(tgargs, 'escape'), '\\000', 5) <> audit_sensitive_columns(tgrelid)::text";
+    expect(await t.database.query(stale)).toEqual([]);
+    let staleAfterAdding: unknown[] = [];
+    await t.database.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`alter table tutors add column api_token text`);
+        const result = (await tx.execute(sql.raw(stale))) as unknown as unknown[] | { rows: unknown[] };
+        staleAfterAdding = Array.isArray(result) ? [...result] : result.rows;
+        tx.rollback();
+      })
+      .catch(() => {});
+    expect(staleAfterAdding).toEqual([{ name: "tutors" }]);
+    expect(await t.database.query(stale)).toEqual([]);
   });
 
   test("only the owner reads the audit trail", async () => {

@@ -24,8 +24,18 @@ export const events = pgTable(
     action: text("action").notNull(),
     entity_type: text("entity_type").notNull(),
     entity_id: uuid("entity_id").notNull(),
-    /** `{field: {from, to}}` for the fields that changed; sensitive fields carry `{redacted: true}`. */
+    /**
+     * What the event says beyond its fields: the thin data of a time-based event (`vaccination.due`),
+     * `{field: {from, to}}` on events written before the trigger kept `fields_before`/`fields_after`.
+     * The trigger writes `{}` here; `eventChanges` gives the one view of all three.
+     */
     changes: jsonb("changes").$type<Record<string, unknown>>().notNull(),
+    /** The changed fields' old values (updates only), sensitive fields left out. */
+    fields_before: jsonb("fields_before").$type<Record<string, unknown>>(),
+    /** The changed fields' new values (every non-null field on creation), sensitive fields left out. */
+    fields_after: jsonb("fields_after").$type<Record<string, unknown>>(),
+    /** Sensitive fields (hashes, keys, tokens, certificates) that changed, named without values. */
+    redacted_fields: text("redacted_fields").array(),
     request_id: text("request_id"),
   },
   (t) => [

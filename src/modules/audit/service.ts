@@ -4,6 +4,7 @@ import { pageOf, withinDays } from "../../db/clinic-records";
 import { keyset, type PageRequest } from "../../db/keyset";
 import { events } from "../../db/schema";
 import { rfc3339 } from "../../lib/time";
+import { eventChanges } from "./changes";
 import type { AuditFilters } from "./model";
 
 type EventRow = typeof events.$inferSelect;
@@ -31,6 +32,6 @@ export const eventView = (row: EventRow) => ({
   actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
   action: row.action,
   entity: { type: row.entity_type, id: row.entity_id },
-  changes: row.changes,
+  changes: eventChanges(row),
   request_id: row.request_id,
 });

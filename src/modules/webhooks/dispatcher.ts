@@ -5,6 +5,7 @@ import type { Clock } from "../../lib/clock";
 import type { Logger } from "../../lib/logger";
 import type { SecretBox } from "../../lib/secrets";
 import { rfc3339 } from "../../lib/time";
+import { eventChanges } from "../audit/changes";
 import type { DestinationPolicy } from "./destination";
 import { webhookHeaders } from "./signing";
 import { post, type SendResult } from "./transport";
@@ -32,6 +33,9 @@ interface ClaimedDelivery {
   actor_id: string | null;
   actor_name: string | null;
   changes: Record<string, unknown> | string;
+  fields_before: Record<string, unknown> | string | null;
+  fields_after: Record<string, unknown> | string | null;
+  redacted_fields: string[] | string | null;
   url: string;
   secret_encrypted: string;
   previous_secret_encrypted: string | null;
@@ -140,7 +144,7 @@ export class WebhookDispatcher {
          update webhook_deliveries d set claimed_until = $2, attempts = d.attempts + 1 from due where d.id = due.id
          returning d.id, d.endpoint_id, d.event_id, d.attempts
        )
-       select c.id, c.endpoint_id, c.attempts, e.id as event_id, e.occurred_at, e.action, e.entity_type, e.entity_id, e.clinic_id, e.actor_type, e.actor_id, e.actor_name, e.changes,
+       select c.id, c.endpoint_id, c.attempts, e.id as event_id, e.occurred_at, e.action, e.entity_type, e.entity_id, e.clinic_id, e.actor_type, e.actor_id, e.actor_name, e.changes, e.fields_before, e.fields_after, e.redacted_fields,
               w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at
        from claimed c join events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`,
       [now.toISOString(), lease.toISOString(), schedule[0] ?? 0, BATCH],
@@ -152,7 +156,7 @@ export class WebhookDispatcher {
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const { clock, settings, secrets, destinations } = this.deps;
     const occurred = new Date(delivery.occurred_at);
-    const changes = typeof delivery.changes === "string" ? JSON.parse(delivery.changes) : delivery.changes;
+    const changes = eventChanges(delivery);
     const body = webhookPayload({ action: delivery.action, occurred_at: occurred, entity_type: delivery.entity_type, entity_id: delivery.entity_id, clinic_id: delivery.clinic_id, actor: { type: delivery.actor_type, id: delivery.actor_id, name: delivery.actor_name }, changes });
     const sentAt = clock.now();
     const signing = [secrets.open(delivery.secret_encrypted)];

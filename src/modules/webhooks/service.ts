@@ -130,11 +130,11 @@ export async function sendTest(ctx: WebhookServiceContext, clinicId: string, id:
         id: newId(),
         clinic_id: clinicId,
         occurred_at: now,
-        // The actor as the audit trigger would record it, from this transaction's settings.
-        actor_type: sql`coalesce(nullif(current_setting('app.actor_type', true), ''), 'system')`,
-        actor_id: sql`nullif(current_setting('app.actor_id', true), '')`,
-        actor_name: sql`nullif(current_setting('app.actor_name', true), '')`,
-        request_id: sql`nullif(current_setting('app.request_id', true), '')`,
+        // The actor as the audit trigger would record it, from this transaction's change context.
+        actor_type: sql`coalesce(nullif(current_setting('app.context', true), '')::jsonb ->> 'actor_type', 'system')`,
+        actor_id: sql`nullif(current_setting('app.context', true), '')::jsonb ->> 'actor_id'`,
+        actor_name: sql`nullif(current_setting('app.context', true), '')::jsonb ->> 'actor_name'`,
+        request_id: sql`nullif(current_setting('app.context', true), '')::jsonb ->> 'request_id'`,
         action: "webhook.test",
         entity_type: "webhook",
         entity_id: endpoint.id,
