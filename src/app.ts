@@ -15,6 +15,7 @@ import { changeContext } from "./http/change-context";
 import { auditModule } from "./modules/audit";
 import { webhooksModule } from "./modules/webhooks";
 import { createWebhookRuntime } from "./modules/webhooks/runtime";
+import { createSecretBox } from "./lib/secrets";
 import { hmacSha256 } from "./lib/crypto";
 import { authModule } from "./modules/auth";
 import { usersModule } from "./modules/users";
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   const rateLimits = new RestRateLimits(deps.config.limits, deps.clock);
   const requests = new RequestStates();
   const mcp = new McpRuntime({ ...deps, tools: [clinicContextTool(), queryDatabaseTool(), describeSchemaTool()] });
+  const secrets = createSecretBox(deps.config.secretsKey);
   const context: AppContext = {
     mcp,
     ...deps,
@@ -108,7 +110,8 @@ export function createApp(deps: AppDeps): BuiltApp {
     declaredInputs: new DeclaredInputs(),
     apiDocument: new ApiDocument(),
     statistics: new PlannerStatistics(deps.database, deps.logger),
-    webhooks: createWebhookRuntime(deps),
+    secrets,
+    webhooks: createWebhookRuntime({ ...deps, secrets }),
     backups: deps.database.kind === "postgres" ? null : new BackupScheduler(new BackupStore(deps.database, deps.clock, deps.config.backup, deps.logger), deps.clock, deps.logger),
   };
   context.backups?.start();

@@ -1,3 +1,4 @@
+import type { SecretBox } from "./lib/secrets";
 import type { Config } from "./config";
 import type { Database, ServiceContext } from "./db/client";
 import type { authGuard } from "./http/auth";
@@ -58,6 +59,8 @@ export interface AppContext extends AppDeps {
   backups: BackupScheduler | null;
   /** ANALYZE of stale tables; the server starts it once listening (tests call `refresh`). */
   statistics: PlannerStatistics;
-  /** Webhook secrets, destination rules and this instance's dispatcher. */
+  /** The one box every secret kept in the database is sealed with (SECRETS_KEY): CAF keys, the certificate's key, webhook secrets. */
+  secrets: SecretBox;
+  /** Webhook destination rules and this instance's dispatcher. */
   webhooks: WebhookRuntime;
 }

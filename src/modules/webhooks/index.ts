@@ -6,8 +6,8 @@ import { CreateWebhookBody, DeliveryListQuery, DeliveryModel, UpdateWebhookBody,
 import * as webhooks from "./service";
 
 /** Webhooks: the clinic owner's. */
-export const webhooksModule = ({ auth, services, paginator, webhooks: runtime, database, config }: AppContext) => {
-  const ctx: webhooks.WebhookServiceContext = { ...services, secrets: runtime.secrets, destinations: runtime.destinations, notify: () => database.notify(webhooks.DELIVERY_CHANNEL, "") };
+export const webhooksModule = ({ auth, services, paginator, webhooks: runtime, secrets, database, config }: AppContext) => {
+  const ctx: webhooks.WebhookServiceContext = { ...services, secrets, destinations: runtime.destinations, notify: () => database.notify(webhooks.DELIVERY_CHANNEL, "") };
   const scheduleLength = config.webhooks.retryScheduleMs.length;
   return new Elysia({ prefix: "/webhooks", tags: ["webhooks"] as never })
     .use(auth)

@@ -2,15 +2,14 @@ import type { Config } from "../../config";
 import type { Database } from "../../db/client";
 import type { Clock } from "../../lib/clock";
 import type { Logger } from "../../lib/logger";
-import { createSecretBox, type SecretBox } from "../../lib/secrets";
+import type { SecretBox } from "../../lib/secrets";
 import { DestinationPolicy } from "./destination";
 import { WebhookDispatcher } from "./dispatcher";
 import { DueEvents } from "./due-events";
 import { EventRetention } from "../audit/retention";
 
-/** The app's webhook pieces: the secrets' box, the destination rules, and this instance's dispatcher. */
+/** The app's webhook pieces: the destination rules, and this instance's dispatcher. */
 export interface WebhookRuntime {
-  secrets: SecretBox;
   destinations: DestinationPolicy;
   dispatcher: WebhookDispatcher;
   /** Each morning's due events (`vaccination.due`, `alert.due`). */
@@ -22,16 +21,13 @@ export interface WebhookRuntime {
   stop(): Promise<void>;
 }
 
-export function createWebhookRuntime({ database, clock, logger, config }: { database: Database; clock: Clock; logger: Logger; config: Config }): WebhookRuntime {
-  // The same key as every secret kept in the database (SECRETS_KEY, never in the database itself).
-  const secrets = createSecretBox(config.secretsKey);
+export function createWebhookRuntime({ database, clock, logger, config, secrets }: { database: Database; clock: Clock; logger: Logger; config: Config; secrets: SecretBox }): WebhookRuntime {
   const destinations = new DestinationPolicy(config.webhooks.allowedNetworks, config.webhooks.allowHttp);
   const dispatcher = new WebhookDispatcher({ database, clock, logger, settings: config.webhooks, secrets, destinations });
   const dueEvents = new DueEvents({ database, clock, logger }, { days: config.webhooks.dueDays, hour: config.webhooks.dueHour });
   const retention = new EventRetention({ database, clock, logger }, config.webhooks.eventsRetentionDays ?? null);
   let started: Promise<void> | undefined;
   return {
-    secrets,
     destinations,
     dispatcher,
     dueEvents,

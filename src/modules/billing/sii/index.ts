@@ -14,7 +14,7 @@ const xmlAnswer = (xml: string, filename: string) => new Response(latin1(xml), {
 export const siiController = (context: AppContext) => {
   const { auth, services } = context;
   // The secret box and the trusted CAF keys belong to this app (tests build apps with their own).
-  const settings = siiSettings(context.config);
+  const settings = siiSettings(context.config, context.secrets);
   const documents = ledgerResource(context, {
     path: "/sii/documents",
     models: taxDocumentModels,

@@ -1,5 +1,5 @@
 import type { Config } from "../../../config";
-import { createSecretBox, type SecretBox } from "../../../lib/secrets";
+import type { SecretBox } from "../../../lib/secrets";
 import { cafTrust, type CafTrust } from "./trust";
 
 /** What issuing needs beyond the database: the box the stored keys open with and the keys CAFs are checked against. */
@@ -8,7 +8,7 @@ export interface SiiSettings {
   trust: CafTrust;
 }
 
-export const siiSettings = (config: Pick<Config, "secretsKey" | "siiTestCafKeysFile">): SiiSettings => ({
-  secrets: createSecretBox(config.secretsKey),
+export const siiSettings = (config: Pick<Config, "siiTestCafKeysFile">, secrets: SecretBox): SiiSettings => ({
+  secrets,
   trust: cafTrust(config.siiTestCafKeysFile),
 });
