@@ -1,4 +1,5 @@
 /** @jsxImportSource preact */
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
@@ -47,7 +48,6 @@ const SCOPES = ["read", "query", "clinic_context"];
 /** The owner's MCP page: keys (create, rotate, revoke) and what assistants did with them. */
 export function McpPage() {
   const { api, i18n } = useConsole();
-  const clinic = useClinic();
   const [round, setRound] = useState(0);
   const keys = useLoad(() => api.get<Page<ApiKey>>("/mcp/keys", { limit: 200 }), [round]);
   const summary = useLoad(() => api.get<Summary>("/mcp/usage/summary"), [round]);
@@ -61,49 +61,27 @@ export function McpPage() {
     <section aria-labelledby="mcp-title">
       <h1 id="mcp-title">{i18n.t("mcp.title")}</h1>
       <h2>{i18n.t("mcp.keys")}</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{i18n.t("common.name")}</th>
-            <th scope="col">{i18n.t("mcp.prefix")}</th>
-            <th scope="col">{i18n.t("mcp.scopes")}</th>
-            <th scope="col" class="num">
-              {i18n.t("mcp.quotaToday")}
-            </th>
-            <th scope="col">{i18n.t("mcp.lastUse")}</th>
-            <th scope="col">{i18n.t("common.actions")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.data?.data.map((key) => (
-            <tr data-key-prefix={key.key_prefix}>
-              <td>{key.name}</td>
-              <td>
-                <code>{key.key_prefix}…</code>
-              </td>
-              <td>{key.scopes.join(", ")}</td>
-              <td class="num">
-                {quota(key.id)} / {key.rate_limit_per_day}
-              </td>
-              <td>{key.last_used_at ? i18n.dateTime(key.last_used_at, clinic.timezone) : i18n.t("mcp.never")}</td>
-              <td class="actions">
-                {key.revoked_at ? (
-                  <span class="badge void">{i18n.t("mcp.revoked")}</span>
-                ) : (
-                  <>
-                    <button type="button" class="secondary" disabled={busy} onClick={() => rotate(key)}>
-                      {i18n.t("mcp.rotate")} <span class="visually-hidden">{key.name}</span>
-                    </button>
-                    <button type="button" class="danger" disabled={busy} onClick={() => revoke(key)}>
-                      {i18n.t("mcp.revoke")} <span class="visually-hidden">{key.name}</span>
-                    </button>
-                  </>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <PrincipalTable
+        rows={keys.data?.data ?? []}
+        quota={quota}
+        leading={[i18n.t("common.name"), i18n.t("mcp.prefix")]}
+        named={(key) => [
+          key.name,
+          <code>{key.key_prefix}…</code>,
+        ]}
+        rowAttributes={(key) => ({ "data-key-prefix": key.key_prefix })}
+        ended={i18n.t("mcp.revoked")}
+        actions={(key) => (
+          <>
+            <button type="button" class="secondary" disabled={busy} onClick={() => rotate(key)}>
+              {i18n.t("mcp.rotate")} <span class="visually-hidden">{key.name}</span>
+            </button>
+            <button type="button" class="danger" disabled={busy} onClick={() => revoke(key)}>
+              {i18n.t("mcp.revoke")} <span class="visually-hidden">{key.name}</span>
+            </button>
+          </>
+        )}
+      />
       <Connections round={round} quota={quota} onChanged={refresh} />
       {shown && <NewKeyPanel name={shown.name} apiKey={shown.api_key} />}
       <CreateKey
@@ -120,7 +98,6 @@ export function McpPage() {
 /** Assistants connected through OAuth, beside the keys: the same quota figures, and an end button. */
 function Connections({ round, quota, onChanged }: { round: number; quota: (id: string) => number; onChanged: () => void }) {
   const { api, i18n } = useConsole();
-  const clinic = useClinic();
   const connections = useLoad(() => api.get<Page<Connection>>("/mcp/connections", { limit: 200 }), [round]);
   const { busy, run } = useAction();
   const end = (connection: Connection) => run(() => api.remove(`/mcp/connections/${connection.id}`)).then(onChanged);
@@ -128,43 +105,83 @@ function Connections({ round, quota, onChanged }: { round: number; quota: (id: s
   return (
     <>
       <h2>{i18n.t("mcp.connections")}</h2>
-      <table data-testid="connections">
-        <thead>
-          <tr>
-            <th scope="col">{i18n.t("mcp.client")}</th>
-            <th scope="col">{i18n.t("mcp.scopes")}</th>
-            <th scope="col" class="num">
-              {i18n.t("mcp.quotaToday")}
-            </th>
-            <th scope="col">{i18n.t("mcp.lastUse")}</th>
-            <th scope="col">{i18n.t("common.actions")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {connections.data.data.map((connection) => (
-            <tr>
-              <td>
-                {connection.client_name} <small>({connection.redirect_host})</small>
-              </td>
-              <td>{connection.scopes.join(", ")}</td>
-              <td class="num">
-                {quota(connection.id)} / {connection.rate_limit_per_day}
-              </td>
-              <td>{connection.last_used_at ? i18n.dateTime(connection.last_used_at, clinic.timezone) : i18n.t("mcp.never")}</td>
-              <td class="actions">
-                {connection.revoked_at ? (
-                  <span class="badge void">{i18n.t("mcp.ended")}</span>
-                ) : (
-                  <button type="button" class="danger" disabled={busy} onClick={() => end(connection)}>
-                    {i18n.t("mcp.end")} <span class="visually-hidden">{connection.client_name}</span>
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <PrincipalTable
+        testId="connections"
+        rows={connections.data.data}
+        quota={quota}
+        leading={[i18n.t("mcp.client")]}
+        named={(connection) => [
+          <>
+            {connection.client_name} <small>({connection.redirect_host})</small>
+          </>,
+        ]}
+        ended={i18n.t("mcp.ended")}
+        actions={(connection) => (
+          <button type="button" class="danger" disabled={busy} onClick={() => end(connection)}>
+            {i18n.t("mcp.end")} <span class="visually-hidden">{connection.client_name}</span>
+          </button>
+        )}
+      />
     </>
+  );
+}
+
+/** What keys and OAuth connections share as principals: scopes, today's quota, last use, and an end. */
+interface Principal {
+  id: string;
+  scopes: string[];
+  rate_limit_per_day: number;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/**
+ * A table of principals: the columns that name each kind (`leading`, `named`), then the columns
+ * every principal has, then its actions, or `ended` once revoked.
+ */
+function PrincipalTable<T extends Principal>(props: {
+  rows: T[];
+  quota: (id: string) => number;
+  leading: string[];
+  named: (row: T) => ComponentChildren[];
+  ended: string;
+  actions: (row: T) => ComponentChildren;
+  rowAttributes?: (row: T) => Record<string, string>;
+  testId?: string;
+}) {
+  const { i18n } = useConsole();
+  const clinic = useClinic();
+  return (
+    <table data-testid={props.testId}>
+      <thead>
+        <tr>
+          {props.leading.map((header) => (
+            <th scope="col">{header}</th>
+          ))}
+          <th scope="col">{i18n.t("mcp.scopes")}</th>
+          <th scope="col" class="num">
+            {i18n.t("mcp.quotaToday")}
+          </th>
+          <th scope="col">{i18n.t("mcp.lastUse")}</th>
+          <th scope="col">{i18n.t("common.actions")}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((row) => (
+          <tr {...props.rowAttributes?.(row)}>
+            {props.named(row).map((cell) => (
+              <td>{cell}</td>
+            ))}
+            <td>{row.scopes.join(", ")}</td>
+            <td class="num">
+              {props.quota(row.id)} / {row.rate_limit_per_day}
+            </td>
+            <td>{row.last_used_at ? i18n.dateTime(row.last_used_at, clinic.timezone) : i18n.t("mcp.never")}</td>
+            <td class="actions">{row.revoked_at ? <span class="badge void">{props.ended}</span> : props.actions(row)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
