@@ -83,6 +83,8 @@ export interface RestLimits {
   authFailuresPerEmail: number;
   authFailureWindowMs: number;
   perUserPerMinute: number;
+  /** The OAuth server's open endpoints (registration, tokens, revocation), per IP. */
+  oauthPerIpPerMinute: number;
 }
 
 export const DEFAULT_LIMITS: RestLimits = {
@@ -90,6 +92,7 @@ export const DEFAULT_LIMITS: RestLimits = {
   authFailuresPerEmail: 5,
   authFailureWindowMs: 15 * 60 * 1000,
   perUserPerMinute: 600,
+  oauthPerIpPerMinute: 30,
 };
 
 type Env = Record<string, string | undefined>;

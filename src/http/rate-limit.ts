@@ -20,12 +20,19 @@ function tooMany(code: "TOO_MANY_ATTEMPTS" | "RATE_LIMIT_EXCEEDED", message: str
   return new AppError(code, message, { retry_after: retryAfter }, { ...headers, "retry-after": String(retryAfter) });
 }
 
+/** The caller's address as the listener saw it ("local" for a request handled in process). */
+export function clientIp(server: { requestIP(r: Request): { address: string } | null } | null, request: Request): string {
+  return server?.requestIP(request)?.address ?? "local";
+}
+
 /**
  * REST rate limits, in process (each instance counts its own traffic):
- * login/register per IP, failed logins per email, and every other call per user.
+ * login/register per IP, failed logins per email, the OAuth server's open endpoints per IP,
+ * and every other call per user.
  */
 export class RestRateLimits {
   private readonly authByIp = new SlidingWindowLog(MINUTE);
+  private readonly oauthByIp = new SlidingWindowLog(MINUTE);
   private readonly failuresByEmail: SlidingWindowLog;
   private readonly byUser = new SlidingWindowLog(MINUTE);
 
@@ -38,8 +45,20 @@ export class RestRateLimits {
 
   /** Counts one login/register attempt from `ip`; throws 429 past the limit. */
   admitAuthAttempt(ip: string): RateLimitHeaders {
-    const limit = this.limits.authPerIpPerMinute;
-    const decision = this.authByIp.tryConsume(ip, limit, this.clock.now().getTime());
+    return this.admitFrom(this.authByIp, this.limits.authPerIpPerMinute, ip);
+  }
+
+  /**
+   * Counts one call from `ip` to the OAuth server's endpoints that anyone may call (dynamic
+   * registration, tokens, revocation); throws 429 past the limit. Its own budget: assistants
+   * refreshing their tokens behind a clinic's one address must not lock its staff out of login.
+   */
+  admitOAuthCall(ip: string): RateLimitHeaders {
+    return this.admitFrom(this.oauthByIp, this.limits.oauthPerIpPerMinute, ip);
+  }
+
+  private admitFrom(log: SlidingWindowLog, limit: number, ip: string): RateLimitHeaders {
+    const decision = log.tryConsume(ip, limit, this.clock.now().getTime());
     const headers = headersOf(limit, decision.remaining, decision.resetAtMs);
     if (!decision.allowed) throw tooMany("TOO_MANY_ATTEMPTS", "Too many attempts; try again later", decision.retryAfterMs, headers);
     return headers;

@@ -63,3 +63,30 @@ describe("per-user limit", () => {
     expect((await owner.as("GET", "/api/v1/auth/me")).status).toBe(200);
   });
 });
+
+describe("the OAuth server's open endpoints", () => {
+  const form = (fields: Record<string, string>) => ({ body: new URLSearchParams(fields).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+  const register = (name: string) => t.request<ErrorBody>("POST", "/register", { json: { client_name: name, redirect_uris: ["http://127.0.0.1:8765/callback"] } });
+
+  test("registrations, token and revocation calls share 30 a minute per IP: past it 429 with Retry-After and CORS, nothing registered; the window slides", async () => {
+    t.clock.advance(60_000);
+    const before = await t.count("oauth_clients");
+    for (let i = 0; i < 29; i++) expect((await register(`Flood ${i}`)).status).toBe(201);
+    const token = await t.request("POST", "/token", form({ grant_type: "refresh_token", refresh_token: "not-a-token", client_id: "nobody" }));
+    expect(token.status, token.text).toBe(400);
+    expect(token.headers.get("x-ratelimit-remaining")).toBe("0");
+    const refused = await register("One too many");
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.body.code).toBe("TOO_MANY_ATTEMPTS");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    // A browser-based client must be able to read the refusal.
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    expect((await t.request("POST", "/revoke", form({ token: "x" }))).status).toBe(429);
+    expect((await t.request("POST", "/token", form({ grant_type: "refresh_token", refresh_token: "x", client_id: "nobody" }))).status).toBe(429);
+    expect(await t.count("oauth_clients")).toBe(before + 29);
+    // Logging in is a budget of its own: assistants refreshing tokens do not lock staff out.
+    expect((await login(uniqueEmail(), PASSWORD)).status).toBe(401);
+    t.clock.advance(60_001);
+    expect((await register("Next minute")).status).toBe(201);
+  });
+});

@@ -2,15 +2,12 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses } from "../../http/common-model";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/access-token";
+import { clientIp } from "../../http/rate-limit";
 import { ChangePasswordBody, LoginBody, MeModel, RegisterBody, SessionModel } from "./model";
 import * as auth from "./service";
 import { normalizeEmail } from "../users/service";
 
 export const REFRESH_COOKIE = "service_refresh";
-
-function clientIp(server: { requestIP(r: Request): { address: string } | null } | null, request: Request): string {
-  return server?.requestIP(request)?.address ?? "local";
-}
 
 export const authModule = (app: AppContext) => {
   const { services, rateLimits, config } = app;

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
 import { CursorPage, withDeletedAt } from "../../http/pagination";
+import { clientIp } from "../../http/rate-limit";
 import { hmacSha256 } from "../../lib/crypto";
 import { authorizationServerMetadata, AUTHORIZATION_SERVER_PATH, protectedResourceMetadata, PROTECTED_RESOURCE_PATH, publicOrigin } from "./metadata";
 import {
@@ -54,7 +55,7 @@ function serviceContext({ services, mcp, config }: AppContext): oauth.OAuthServi
  * except registration, whose body is JSON.
  */
 export const oauthModule = (context: AppContext) => {
-  const { config } = context;
+  const { config, rateLimits } = context;
   const ctx = serviceContext(context);
   const hidden = { detail: { hide: true } } as const;
   const metadataRoute = (build: (origin: string) => unknown) => ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
@@ -83,8 +84,9 @@ export const oauthModule = (context: AppContext) => {
     )
     .post(
       "/token",
-      async ({ body, request, set, status }) => {
+      async ({ body, request, server, set, status }) => {
         Object.assign(set.headers, PUBLIC_CORS, NO_STORE);
+        Object.assign(set.headers, rateLimits.admitOAuthCall(clientIp(server, request)));
         const form = (body ?? {}) as Record<string, string | undefined>;
         const origin = publicOrigin(config, request);
         try {
@@ -100,8 +102,9 @@ export const oauthModule = (context: AppContext) => {
     )
     .post(
       "/revoke",
-      async ({ body, set, status }) => {
+      async ({ body, request, server, set, status }) => {
         Object.assign(set.headers, PUBLIC_CORS, NO_STORE);
+        Object.assign(set.headers, rateLimits.admitOAuthCall(clientIp(server, request)));
         try {
           await oauth.revokeToken(ctx, (body as Record<string, string | undefined> | undefined)?.token);
           return status(200, "");
@@ -114,8 +117,9 @@ export const oauthModule = (context: AppContext) => {
     )
     .post(
       "/register",
-      async ({ body, set, status }) => {
+      async ({ body, request, server, set, status }) => {
         Object.assign(set.headers, PUBLIC_CORS, NO_STORE);
+        Object.assign(set.headers, rateLimits.admitOAuthCall(clientIp(server, request)));
         try {
           return status(201, (await oauth.registerClient(ctx, body)) as typeof RegisteredClient.static);
         } catch (error) {
@@ -125,8 +129,8 @@ export const oauthModule = (context: AppContext) => {
       },
       {
         body: RegistrationBody,
-        response: { 201: RegisteredClient, 400: OAuthErrorModel },
-        detail: { tags: ["mcp"], summary: "OAuth dynamic client registration (RFC 7591) for MCP clients; public clients only" },
+        response: { 201: RegisteredClient, 400: OAuthErrorModel, ...errorResponses(413, 422, 429) },
+        detail: { tags: ["mcp"], summary: "OAuth dynamic client registration (RFC 7591) for MCP clients; public clients only", "x-rate-limited": true },
       },
     );
 };
