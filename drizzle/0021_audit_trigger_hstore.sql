@@ -105,44 +105,15 @@ BEGIN
     target, entity, verbs::text, clinic_column, id_column, audit_sensitive_columns(target)::text, ignored::text);
 END $$;
 --> statement-breakpoint
-SELECT audit_attach('clinics', 'clinic');
---> statement-breakpoint
-SELECT audit_attach('users', 'user');
---> statement-breakpoint
-SELECT audit_attach('tutors', 'tutor');
---> statement-breakpoint
-SELECT audit_attach('patients', 'patient');
---> statement-breakpoint
-SELECT audit_attach('visits', 'visit');
---> statement-breakpoint
-SELECT audit_attach('alerts', 'alert', '{"resolved": "resolved", "active": "reopened"}');
---> statement-breakpoint
-SELECT audit_attach('invoices', 'invoice', '{"emitted": "emitted", "paid": "paid", "void": "voided", "credited": "credited"}');
---> statement-breakpoint
-SELECT audit_attach('payments', 'payment');
---> statement-breakpoint
-SELECT audit_attach('refunds', 'refund');
---> statement-breakpoint
-SELECT audit_attach('tax_documents', 'tax_document');
---> statement-breakpoint
-SELECT audit_attach('api_keys', 'mcp_key');
---> statement-breakpoint
-SELECT audit_attach('mcp_reports', 'mcp_report');
---> statement-breakpoint
-SELECT audit_attach('webhook_endpoints', 'webhook');
---> statement-breakpoint
-SELECT audit_attach('clinical_notes', 'note');
---> statement-breakpoint
-SELECT audit_attach('note_addenda', 'note_addendum');
---> statement-breakpoint
-SELECT audit_attach('vitals', 'vitals');
---> statement-breakpoint
-SELECT audit_attach('vaccinations', 'vaccination');
---> statement-breakpoint
-SELECT audit_attach('prescriptions', 'prescription');
---> statement-breakpoint
-SELECT audit_attach('oauth_connections', 'mcp_connection');
---> statement-breakpoint
-SELECT audit_attach('sii_cafs', 'sii_caf');
---> statement-breakpoint
-SELECT audit_attach('sii_certificates', 'sii_certificate');
+-- Every table the first trigger was attached to, attached again with the entity and status verbs it was given.
+DO $$
+DECLARE
+  attached record;
+BEGIN
+  FOR attached IN
+    SELECT tgrelid::regclass AS target, split_part(encode(tgargs, 'escape'), '\000', 1) AS entity, split_part(encode(tgargs, 'escape'), '\000', 2) AS verbs
+    FROM pg_trigger WHERE tgname = 'audit_change' ORDER BY tgrelid
+  LOOP
+    PERFORM audit_attach(attached.target, attached.entity, attached.verbs::jsonb);
+  END LOOP;
+END $$;
