@@ -60,8 +60,9 @@ export class ChangeContexts {
     const context = this.storage.getStore();
     if (!context) return undefined;
     const actor = context.actor;
-    // PostgreSQL's text (and so jsonb's) cannot hold NUL: a name carrying one would fail the change.
-    const text = (value: string | null | undefined) => value?.replaceAll("\0", "") ?? undefined;
+    // PostgreSQL's text (and so jsonb's) holds neither NUL nor half a surrogate pair: a name
+    // carrying one would fail the change it describes.
+    const text = (value: string | null | undefined) => value?.toWellFormed().replaceAll("\0", "") ?? undefined;
     return JSON.stringify({
       actor_type: actor?.type,
       actor_id: text(actor?.id),

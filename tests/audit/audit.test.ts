@@ -114,14 +114,21 @@ describe("the event log", () => {
     expect((await owner.as("GET", "/api/v1/audit?action=DROP")).status).toBe(422);
   });
 
-  test("the actor's name is recorded as given, quotes, backslashes and all (a NUL, which the database cannot hold, is dropped)", async () => {
+  test("the actor's name is recorded as given, quotes, backslashes and all (a NUL or half a surrogate pair, which the database cannot hold, is dropped or replaced)", async () => {
     const id = Bun.randomUUIDv7();
-    const name = `O'Brien \\ "quoted" \\' $$ 🐾 \u0000end`;
+    const name = `O'Brien \\ "quoted" \\' $$ 🐾 '); drop table tutors; -- E'\\' \u0000end`;
     await t.database.changeContexts.run({ actor: { type: "system", id: null, name }, requestId: "req'\\1" }, async () => {
       const now = t.clock.now();
       await t.database.db.insert(tutors).values({ id, clinic_id: owner.clinic.id, name: "Named", created_at: now, updated_at: now });
     });
     expect((await eventsOf(id))[0]).toMatchObject({ actor: { type: "system", name: name.replace("\u0000", "") }, request_id: "req'\\1" });
+    const halfPair = Bun.randomUUIDv7();
+    await t.database.changeContexts.run({ actor: { type: "system", id: null, name: "half \ud800 pair" } }, async () => {
+      const now = t.clock.now();
+      await t.database.db.insert(tutors).values({ id: halfPair, clinic_id: owner.clinic.id, name: "Named", created_at: now, updated_at: now });
+    });
+    expect((await eventsOf(halfPair))[0]!.actor.name).toBe("half \ufffd pair");
+    expect(await t.count("tutors")).toBeGreaterThan(0);
   });
 
   test("events written before the trigger kept old and new values apart read as they were written", async () => {
