@@ -1,4 +1,5 @@
--- The event log's trigger, made cheap enough to forget (a payment writes two events).
+-- The event log's trigger, made cheaper (a payment writes two events; README, "Audit trail and
+-- webhooks", has what each part costs).
 -- * hstore compares a row's old and new fields in one C operator: the changed fields are
 --   hstore(NEW) - hstore(OLD); no query runs to find them.
 -- * The changed fields are kept as two objects, their old values (fields_before) and new ones
