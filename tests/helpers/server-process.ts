@@ -28,6 +28,14 @@ process.once("exit", () => {
  * Starts `bun src/index.ts` (or `command`, e.g. the compiled binary) as a real process on a free
  * port. `env` sets the database: DATA_DIR (embedded) or DATABASE_URL (PostgreSQL).
  */
+/**
+ * How long a hook that stops servers may take: a server's graceful shutdown waits up to 10 s for
+ * in-flight requests, then flushes and gives each database pool 5 s to end. Bun's 5 s default
+ * for hooks (only the first test file gets the preload's longer one) is shorter than that, and
+ * timed out now and then after the outage test's last outage.
+ */
+export const SERVER_STOP_TIMEOUT_MS = 30_000;
+
 export async function startServer(env: Record<string, string>, options: { command?: string[]; cwd?: string } = {}): Promise<ServerProcess> {
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== "DATABASE_URL" && name !== "DATABASE_DIRECT_URL") childEnv[name] = value;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, startServer, type ServerProcess } from "../helpers/server-process";
+import { call, startServer, type ServerProcess, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 
 const ROOT = join(import.meta.dir, "../..");
 const home = mkdtempSync(join(tmpdir(), "vet-conformance-"));
@@ -38,7 +38,7 @@ afterAll(async () => {
   proxy?.stop(true);
   await server?.stop();
   rmSync(home, { recursive: true, force: true });
-});
+}, SERVER_STOP_TIMEOUT_MS);
 
 test("server scenarios pass except the listed ones that need the suite's fixtures", async () => {
   const child = Bun.spawn(

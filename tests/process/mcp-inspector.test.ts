@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, startServer, type ServerProcess } from "../helpers/server-process";
+import { call, startServer, type ServerProcess, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 
 const ROOT = join(import.meta.dir, "../..");
 const INSPECTOR = join(ROOT, "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   rmSync(home, { recursive: true, force: true });
-});
+}, SERVER_STOP_TIMEOUT_MS);
 
 /** Runs `inspector --cli` against the server's /mcp; `terminal` gives it a pseudo-terminal (util-linux `script`). */
 async function inspector(key: string | null, extra: string[], terminal = false) {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, startServer, type ServerProcess } from "../helpers/server-process";
+import { call, startServer, type ServerProcess, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 
 const ROOT = join(import.meta.dir, "../..");
 const home = mkdtempSync(join(tmpdir(), "vet-mcp-remote-"));
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   rmSync(home, { recursive: true, force: true });
-});
+}, SERVER_STOP_TIMEOUT_MS);
 
 const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestDatabase, POSTGRES_URL, type TestDatabase } from "../helpers/database";
-import { call, startServer, type ServerProcess } from "../helpers/server-process";
+import { call, startServer, type ServerProcess, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 
 /**
  * Two server processes on one PostgreSQL database, as behind a load balancer. Runs when
@@ -25,7 +25,7 @@ describe.skipIf(!POSTGRES_URL)("two instances sharing PostgreSQL", () => {
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await pg?.destroy();
-  });
+  }, SERVER_STOP_TIMEOUT_MS);
 
   const newKey = async (limit: number) => {
     const r = await call(a.baseUrl, "POST", "/api/v1/mcp/keys", { token: ownerToken, json: { name: "k", scopes: ["clinic_context"], rate_limit_per_day: limit } });

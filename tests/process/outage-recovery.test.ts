@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { createTestDatabase, POSTGRES_DIRECT_URL, POSTGRES_URL, type TestDatabase } from "../helpers/database";
-import { call, startServer, type ServerProcess } from "../helpers/server-process";
+import { call, startServer, type ServerProcess, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy";
 
 /** The driver's connect timeout (2 s) and what a loaded test machine adds. */
@@ -147,7 +147,7 @@ function outageSuite({ withDirectUrl }: { withDirectUrl: boolean }) {
     await server?.stop();
     for (const proxy of proxies) proxy.close();
     await pg?.destroy();
-  });
+  }, SERVER_STOP_TIMEOUT_MS);
 
   test("three outages (refused, silent, refused): every call answers within seconds, every client heals within a second", async () => {
     const answers: Answer[] = [];

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createTestDatabase, POSTGRES_URL, type TestDatabase, urlForDatabase } from "../helpers/database";
-import { call, startServer, type ServerProcess } from "../helpers/server-process";
+import { call, startServer, type ServerProcess, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 
 const SCRIPT = join(import.meta.dir, "../../scripts/pgbouncer-for-tests.sh");
 const havePgbouncer = Bun.which("pgbouncer") !== null;
@@ -68,7 +68,7 @@ describe.skipIf(!POSTGRES_URL || !havePgbouncer)("instances behind a transaction
     }, 60_000);
     afterAll(async () => {
       await Promise.all(servers.map((s) => s.stop()));
-    });
+    }, SERVER_STOP_TIMEOUT_MS);
 
     test("/ready says the statements are pooled and key changes arrive by NOTIFY", async () => {
       for (const server of servers) {
@@ -135,7 +135,7 @@ describe.skipIf(!POSTGRES_URL || !havePgbouncer)("instances behind a transaction
     }, 60_000);
     afterAll(async () => {
       await Promise.all(servers.map((s) => s.stop()));
-    });
+    }, SERVER_STOP_TIMEOUT_MS);
 
     test("the probe finds it out: /ready says key_revocation expiring, statements undecided; the log says why", async () => {
       for (const server of servers) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestDatabase, POSTGRES_URL, type TestDatabase } from "../helpers/database";
-import { call, startServer, type ServerProcess } from "../helpers/server-process";
+import { call, startServer, type ServerProcess, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 
 /**
  * One quota across server processes on one PostgreSQL database, tested as Unkey tests its
@@ -71,7 +71,7 @@ describe.skipIf(!POSTGRES_URL)("one quota across server processes on PostgreSQL"
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
     await pg?.destroy();
-  });
+  }, SERVER_STOP_TIMEOUT_MS);
 
   for (const instances of [1, 3]) {
     const DAILY = 50;
