@@ -1,30 +1,11 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Database } from "../../src/db/client";
-import { createTestDatabase, POSTGRES_URL, readServerDatabase, type TestDatabase } from "../helpers/database";
+import { expect, test } from "bun:test";
 import { call, startServer } from "../helpers/server-process";
+import { useServerStore } from "../helpers/server-store";
 
-/** Where the server keeps its data: a fresh embedded data directory, or a fresh PostgreSQL database. */
-const dataDir = mkdtempSync(join(tmpdir(), "vet-clinic-flush-"));
-let pg: TestDatabase | undefined;
-beforeAll(async () => {
-  if (POSTGRES_URL) pg = await createTestDatabase();
-});
-afterAll(async () => {
-  await pg?.destroy();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const serverEnv = () => ({
-  DATA_DIR: dataDir,
-  // No periodic flush during the test: what reaches the database is the shutdown flush's doing.
-  QUOTA_FLUSH_MS: "600000",
-  ...(pg?.serverEnv ?? {}),
-});
-
-const readBack = <T>(fn: (database: Database) => Promise<T>) => readServerDatabase(pg, dataDir, fn);
+const store = useServerStore("flush");
+// No periodic flush during the test: what reaches the database is the shutdown flush's doing.
+const serverEnv = () => store.env({ QUOTA_FLUSH_MS: "600000" });
+const readBack = store.read;
 
 test("SIGTERM flushes every quota count and usage row; a restarted server continues from them", async () => {
   const first = await startServer(serverEnv());

@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Database } from "../../src/db/client";
-import { createTestDatabase, POSTGRES_URL, readServerDatabase, type TestDatabase } from "../helpers/database";
+import { expect, test } from "bun:test";
 import { call, startServer, type ServerProcess } from "../helpers/server-process";
+import { useServerStore } from "../helpers/server-store";
 
 /**
  * Servers killed with SIGKILL while calls are in flight and flushes run every few milliseconds:
@@ -12,19 +8,9 @@ import { call, startServer, type ServerProcess } from "../helpers/server-process
  * transaction that writes its row. On PostgreSQL three instances share the key; on the embedded
  * database, one.
  */
-const dataDir = mkdtempSync(join(tmpdir(), "vet-clinic-quota-kill-"));
-let pg: TestDatabase | undefined;
-beforeAll(async () => {
-  if (POSTGRES_URL) pg = await createTestDatabase();
-});
-afterAll(async () => {
-  await pg?.destroy();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const serverEnv = () => ({ DATA_DIR: dataDir, QUOTA_FLUSH_MS: "10", ...(pg?.serverEnv ?? {}) });
-
-const readBack = <T>(fn: (database: Database) => Promise<T>) => readServerDatabase(pg, dataDir, fn);
+const store = useServerStore("quota-kill");
+const serverEnv = () => store.env({ QUOTA_FLUSH_MS: "10" });
+const readBack = store.read;
 
 test("after SIGKILL under load, every key's counter equals its counted usage rows", async () => {
   const first = await startServer(serverEnv());
@@ -35,7 +21,7 @@ test("after SIGKILL under load, every key's counter equals its counted usage row
   expect(await first.stop()).toBe(0);
   // The burst cap out of the way, so that calls keep being admitted until the kills.
   await readBack((database) => database.query("update clinics set plan = 'enterprise', burst_per_minute = 1000000 where id = $1", [owner.body.clinic.id]));
-  const instances = pg ? 3 : 1;
+  const instances = store.pg ? 3 : 1;
   const servers: ServerProcess[] = [];
   for (let i = 0; i < instances; i++) servers.push(await startServer(serverEnv()));
   // Two keys: one that reaches its daily limit (grants of one call), one far from it (shares).

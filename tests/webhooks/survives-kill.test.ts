@@ -1,28 +1,9 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createTestDatabase, POSTGRES_URL, type TestDatabase } from "../helpers/database";
+import { expect, test } from "bun:test";
 import { call, startServer, type ServerProcess } from "../helpers/server-process";
+import { useServerStore } from "../helpers/server-store";
 
-const dataDir = mkdtempSync(join(tmpdir(), "vet-clinic-webhooks-kill-"));
-let pg: TestDatabase | undefined;
-beforeAll(async () => {
-  if (POSTGRES_URL) pg = await createTestDatabase();
-});
-afterAll(async () => {
-  await pg?.destroy();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const serverEnv = () => ({
-  DATA_DIR: dataDir,
-  WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1/32",
-  WEBHOOK_RETRY_SCHEDULE: "0s,1s,1s,1s,1s,1s",
-  WEBHOOK_TIMEOUT_MS: "1000",
-  // The database URLs as a deployment has them (behind a pooler, with its direct URL too).
-  ...(pg?.serverEnv ?? {}),
-});
+const store = useServerStore("webhooks-kill");
+const serverEnv = () => store.env({ WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1/32", WEBHOOK_RETRY_SCHEDULE: "0s,1s,1s,1s,1s,1s", WEBHOOK_TIMEOUT_MS: "1000" });
 
 const kill = async (server: ServerProcess) => {
   process.kill(server.pid, "SIGKILL");
