@@ -1,17 +1,43 @@
-import { and, desc, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView } from "../../db/clinic-records";
 import { alerts, patients, visits, vitals } from "../../db/schema";
 import { newId } from "../../lib/crypto";
 import { assertNothingBlocks } from "../../db/delete-blockers";
 import type { ListActor } from "../../http/clinic-resource";
-import type { PageRequest } from "../../db/keyset";
+import type { Page, PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
 import { utcDay } from "../../lib/time";
 import { nameMatches, tutorRecords } from "../tutors/service";
 import type { CreatePatientInput, PatientFilters, UpdatePatientInput } from "./model";
 
 export const patientRecords = clinicRecords(patients, "Patient");
+
+/** What `recordsOfPatient` reads through: a record's clinic records (db/clinic-records). */
+interface ClinicRecordReads<Row> {
+  page(ctx: ServiceContext, clinicId: string, filters: (SQL | undefined)[], page: PageRequest): Promise<Page<Row>>;
+  changedSince(ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest, scope: (SQL | undefined)[]): Promise<Page<Row>>;
+}
+
+/**
+ * The reads of a record kept under a patient (vitals, vaccinations, prescriptions): the patient
+ * must be one of the clinic's (404 otherwise), then its records in the list's order (by
+ * creation), or those changed after a moment, deleted ones included.
+ */
+export function recordsOfPatient<Row>(records: ClinicRecordReads<Row>, patientColumn: AnyPgColumn) {
+  const ofPatient = (patientId: string) => [eq(patientColumn, patientId)];
+  return {
+    async list(ctx: ServiceContext, clinicId: string, patientId: string, page: PageRequest) {
+      await patientRecords.find(ctx, clinicId, patientId);
+      return records.page(ctx, clinicId, ofPatient(patientId), page);
+    },
+    async changedSince(ctx: ServiceContext, clinicId: string, patientId: string, since: Date, page: PageRequest) {
+      await patientRecords.find(ctx, clinicId, patientId);
+      return records.changedSince(ctx, clinicId, since, page, ofPatient(patientId));
+    },
+  };
+}
 
 export const view = (row: typeof patients.$inferSelect) => recordView(row);
 

@@ -15,7 +15,7 @@ export const prescriptionsModule = (context: AppContext) => {
         name: "prescriptions",
         models: { item: PrescriptionModel, create: CreatePrescriptionBody, listQuery: PrescriptionListQuery },
         keysets: { list: service.prescriptionRecords.keyset, changes: service.prescriptionRecords.changes },
-        service: { create: service.create, list: service.listForPatient, changedSince: service.changesForPatient, view: service.view },
+        service: { create: service.create, list: service.ofPatient.list, changedSince: service.ofPatient.changedSince, view: service.view },
         writers: CLINICAL_WRITERS,
         summaries: { create: "Issue a prescription (never edited afterwards)", list: "A patient's prescriptions, oldest first, cancelled ones included" },
       }),

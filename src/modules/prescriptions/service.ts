@@ -1,11 +1,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { clinicRecords, liveIn, recordView } from "../../db/clinic-records";
-import type { PageRequest } from "../../db/keyset";
 import { prescriptions, visits } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import type { ClinicalActor } from "../notes/service";
-import { patientRecords } from "../patients/service";
+import { patientRecords, recordsOfPatient } from "../patients/service";
 import type { CreatePrescriptionInput } from "./model";
 
 export const prescriptionRecords = clinicRecords(prescriptions, "Prescription");
@@ -23,16 +22,8 @@ export async function create(ctx: ServiceContext, actor: ClinicalActor, patientI
   return view(await prescriptionRecords.insert(ctx, actor.clinicId, { ...input, patient_id: patientId, prescribed_by: actor.userId }));
 }
 
-export async function listForPatient(ctx: ServiceContext, clinicId: string, patientId: string, page: PageRequest) {
-  await patientRecords.find(ctx, clinicId, patientId);
-  return prescriptionRecords.page(ctx, clinicId, [eq(prescriptions.patient_id, patientId)], page);
-}
-
-/** Delta sync of a patient's prescriptions: changed (a cancellation too) after `since`. */
-export async function changesForPatient(ctx: ServiceContext, clinicId: string, patientId: string, since: Date, page: PageRequest) {
-  await patientRecords.find(ctx, clinicId, patientId);
-  return prescriptionRecords.changedSince(ctx, clinicId, since, page, [eq(prescriptions.patient_id, patientId)]);
-}
+/** A patient's prescriptions (cancelled ones included), and delta sync of them (a cancellation is a change). */
+export const ofPatient = recordsOfPatient(prescriptionRecords, prescriptions.patient_id);
 
 /** Never edited: a mistaken or stopped prescription is cancelled, with who, when and why (once; then 409). */
 export async function cancel(ctx: ServiceContext, actor: ClinicalActor, id: string, reason: string) {

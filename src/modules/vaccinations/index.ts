@@ -19,8 +19,8 @@ export const vaccinationsModule = (context: AppContext) => {
         service: {
           // Due dates are days in the clinic's time zone.
           create: (ctx, actor, patientId, input) => service.create(ctx, { ...actor, timezone: actor.clinic.timezone }, patientId, input),
-          list: service.listForPatient,
-          changedSince: service.changesForPatient,
+          list: service.ofPatient.list,
+          changedSince: service.ofPatient.changedSince,
           view: service.view,
         },
         writers: CLINICAL_WRITERS,

@@ -8,7 +8,7 @@ import { MINUTE } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import { addDays, dayInZone } from "../../lib/time";
 import type { ClinicalActor } from "../notes/service";
-import { patientRecords } from "../patients/service";
+import { patientRecords, recordsOfPatient } from "../patients/service";
 import { userRecords } from "../users/service";
 import { visitRecords } from "../visits/service";
 import type { CreateVaccinationInput, DueFilters } from "./model";
@@ -87,16 +87,8 @@ export async function create(ctx: ServiceContext, actor: ClinicalActor & { timez
   });
 }
 
-export async function listForPatient(ctx: ServiceContext, clinicId: string, patientId: string, page: PageRequest) {
-  await patientRecords.find(ctx, clinicId, patientId);
-  return vaccinationRecords.page(ctx, clinicId, [eq(vaccinations.patient_id, patientId)], page);
-}
-
-/** Delta sync of a patient's vaccinations: changed after `since`, deleted ones included. */
-export async function changesForPatient(ctx: ServiceContext, clinicId: string, patientId: string, since: Date, page: PageRequest) {
-  await patientRecords.find(ctx, clinicId, patientId);
-  return vaccinationRecords.changedSince(ctx, clinicId, since, page, [eq(vaccinations.patient_id, patientId)]);
-}
+/** A patient's vaccinations, and delta sync of them (deleted ones included). */
+export const ofPatient = recordsOfPatient(vaccinationRecords, vaccinations.patient_id);
 
 /** Reception's call on a due date: pending, contacted, booked or declined. A closed due date is history (409). */
 export async function setReminder(ctx: ServiceContext, clinicId: string, id: string, status: ReminderStatus) {

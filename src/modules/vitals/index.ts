@@ -10,7 +10,7 @@ export const vitalsModule = (context: AppContext) =>
     name: "vitals",
     models: { item: VitalsModel, create: CreateVitalsBody, listQuery: VitalsListQuery },
     keysets: { list: service.VITALS_KEYSET, changes: service.vitalsRecords.changes },
-    service: { create: service.create, list: service.list, changedSince: service.changesForPatient, view: service.view },
+    service: { create: service.create, list: service.list, changedSince: service.changesOfPatient, view: service.view },
     writers: CLINICAL_WRITERS,
     summaries: {
       create: "Record vitals (at least one measurement, each within its plausible range)",

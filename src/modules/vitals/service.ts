@@ -5,7 +5,7 @@ import { keyset, type PageRequest } from "../../db/keyset";
 import { vitals } from "../../db/schema";
 import { MINUTE } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
-import { patientRecords, syncPatientWeight } from "../patients/service";
+import { patientRecords, recordsOfPatient, syncPatientWeight } from "../patients/service";
 import { visitRecords } from "../visits/service";
 import type { ClinicalActor } from "../notes/service";
 import { MEASURES, type CreateVitalsInput } from "./model";
@@ -36,11 +36,8 @@ export async function create(ctx: ServiceContext, actor: ClinicalActor, patientI
   });
 }
 
-/** Delta sync of a patient's vitals: changed after `since`, deleted ones included. */
-export async function changesForPatient(ctx: ServiceContext, clinicId: string, patientId: string, since: Date, page: PageRequest) {
-  await patientRecords.find(ctx, clinicId, patientId);
-  return vitalsRecords.changedSince(ctx, clinicId, since, page, [eq(vitals.patient_id, patientId)]);
-}
+/** Delta sync of a patient's vitals: changed after `since`, deleted ones included (the list is by measurement time, below). */
+export const changesOfPatient = recordsOfPatient(vitalsRecords, vitals.patient_id).changedSince;
 
 export async function list(ctx: ServiceContext, clinicId: string, patientId: string, page: PageRequest) {
   await patientRecords.find(ctx, clinicId, patientId);
