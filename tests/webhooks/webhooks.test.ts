@@ -148,14 +148,19 @@ describe("webhooks", () => {
     expect(await webhook(hook.id)).toMatchObject({ enabled: true, disabled_reason: null });
   });
 
-  test("when every attempt of the schedule fails the webhook is disabled", async () => {
-    const hook = await addWebhook();
+  /** A change whose delivery fails every attempt of the test schedule (three, 5 s apart). */
+  const failEveryAttempt = async () => {
     receiver.answers = [{ status: 500 }];
     await newTutor();
     for (let i = 0; i < 3; i++) {
       await drain();
       t.clock.advance(6000);
     }
+  };
+
+  test("when every attempt of the schedule fails the webhook is disabled", async () => {
+    const hook = await addWebhook();
+    await failEveryAttempt();
     expect((await deliveries(hook.id))[0]).toMatchObject({ state: "failed", attempts: 3, next_attempt_at: null });
     expect(await webhook(hook.id)).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining("retry schedule") });
     expect(receiver.received.length).toBe(3);
@@ -163,12 +168,7 @@ describe("webhooks", () => {
 
   test("a failed delivery can be sent again by hand", async () => {
     const hook = await addWebhook();
-    receiver.answers = [{ status: 500 }];
-    await newTutor();
-    for (let i = 0; i < 3; i++) {
-      await drain();
-      t.clock.advance(6000);
-    }
+    await failEveryAttempt();
     await owner.as("PATCH", `/api/v1/webhooks/${hook.id}`, { json: { enabled: true } });
     receiver.answers = [{ status: 204 }];
     const [failed] = await deliveries(hook.id);
