@@ -530,6 +530,11 @@ export interface ServiceContext {
   clock: import("../lib/clock").Clock;
 }
 
+/** The rows of a Drizzle `execute` result: PGlite's driver answers `{rows}`, postgres.js the rows themselves. */
+export function rowsOf<T>(result: unknown): T[] {
+  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
+}
+
 /** PostgreSQL error code of a driver error, looking through Drizzle's wrapper. */
 export function pgErrorCode(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { CursorPageBody } from "../../src/http/pagination";
 import type { EventView } from "../../src/modules/audit/service";
 import { sql } from "drizzle-orm";
+import { rowsOf } from "../../src/db/client";
 import { tutors } from "../../src/db/schema";
 import type { TestApp } from "../helpers/app";
 import { addMember, PASSWORD, relogin, uniqueEmail, type ClinicSession } from "../helpers/clinic";
@@ -149,8 +150,7 @@ describe("the event log", () => {
     await t.database.db
       .transaction(async (tx) => {
         await tx.execute(sql`alter table tutors add column api_token text`);
-        const result = (await tx.execute(sql.raw(stale))) as unknown as unknown[] | { rows: unknown[] };
-        staleAfterAdding = Array.isArray(result) ? [...result] : result.rows;
+        staleAfterAdding = [...rowsOf(await tx.execute(sql.raw(stale)))];
         tx.rollback();
       })
       .catch(() => {});

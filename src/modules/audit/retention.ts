@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "../../db/client";
+import { rowsOf, type Database } from "../../db/client";
 import { DAY, type Clock } from "../../lib/clock";
 import type { Logger } from "../../lib/logger";
 
@@ -37,7 +37,7 @@ export class EventRetention {
     if (this.days === null) return { events: 0, deliveries: 0 };
     const { database, clock, logger } = this.deps;
     const cutoff = new Date(clock.now().getTime() - this.days * DAY).toISOString();
-    const count = (result: unknown) => Number((((result as { rows?: unknown[] }).rows ?? (result as unknown[])) as { n: number }[])[0]?.n ?? 0);
+    const count = (result: unknown) => Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
     // A delivery is made at or after its event: one made before the cutoff is an older event's.
     const deliveries = count(
       await database.db.execute(sql`with gone as (delete from webhook_deliveries where state <> 'pending' and created_at < ${cutoff}::timestamptz returning 1) select count(*)::int as n from gone`),

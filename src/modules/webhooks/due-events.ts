@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { Database } from "../../db/client";
+import { rowsOf, type Database } from "../../db/client";
 import type { Clock } from "../../lib/clock";
 import type { Logger } from "../../lib/logger";
 import { DELIVERY_CHANNEL } from "./dispatcher";
@@ -104,7 +104,7 @@ export class DueEvents {
               returning id
             )
             select (select count(*) from made)::int as events, (select count(*) from queued)::int as queued`);
-          const [counts] = ((rows as { rows?: unknown[] }).rows ?? (rows as unknown as unknown[])) as { events: number; queued: number }[];
+          const [counts] = rowsOf<{ events: number; queued: number }>(rows);
           written += Number(counts?.events ?? 0);
           if (Number(counts?.queued ?? 0) > 0) await tx.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
         }
