@@ -39,6 +39,9 @@ import { operationsModule } from "./modules/operations";
 import { patientsModule } from "./modules/patients";
 import { tutorsModule } from "./modules/tutors";
 import { visitsModule } from "./modules/visits";
+import { appointmentTypesModule } from "./modules/appointment-types";
+import { roomsModule } from "./modules/rooms";
+import { availabilityModule } from "./modules/availability";
 import { notesModule } from "./modules/notes";
 import { vitalsModule } from "./modules/vitals";
 import { vaccinationsModule } from "./modules/vaccinations";
@@ -72,6 +75,9 @@ function buildRoutes(context: AppContext) {
         .use(tutorsModule(context))
         .use(patientsModule(context))
         .use(visitsModule(context))
+        .use(appointmentTypesModule(context))
+        .use(roomsModule(context))
+        .use(availabilityModule(context))
         .use(notesModule(context))
         .use(vitalsModule(context))
         .use(vaccinationsModule(context))
