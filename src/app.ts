@@ -42,6 +42,7 @@ import { visitsModule } from "./modules/visits";
 import { appointmentTypesModule } from "./modules/appointment-types";
 import { roomsModule } from "./modules/rooms";
 import { availabilityModule } from "./modules/availability";
+import { schedulesModule } from "./modules/schedules";
 import { notesModule } from "./modules/notes";
 import { vitalsModule } from "./modules/vitals";
 import { vaccinationsModule } from "./modules/vaccinations";
@@ -78,6 +79,7 @@ function buildRoutes(context: AppContext) {
         .use(appointmentTypesModule(context))
         .use(roomsModule(context))
         .use(availabilityModule(context))
+        .use(schedulesModule(context))
         .use(notesModule(context))
         .use(vitalsModule(context))
         .use(vaccinationsModule(context))

@@ -53,10 +53,21 @@ export function startOfDayInZone(date: string, timeZone: string): Date {
 
 function localMidnight(date: string, offsetAt: (instant: number) => number): number {
   const [y, m, d] = date.split("-").map(Number) as [number, number, number];
-  const guess = Date.UTC(y, m - 1, d);
-  const instant = guess - offsetAt(guess);
-  // A second pass settles days on which the offset changes.
-  return guess - offsetAt(instant);
+  const midnightAsUtc = Date.UTC(y, m - 1, d);
+  // Midnight read with the offsets in force half a day either side; one of them, or both when
+  // midnight happens twice (the earlier wins), puts the local time exactly at 00:00.
+  const candidates = [midnightAsUtc - offsetAt(midnightAsUtc - 12 * 3_600_000), midnightAsUtc - offsetAt(midnightAsUtc + 12 * 3_600_000)];
+  const exact = candidates.filter((instant) => instant + offsetAt(instant) === midnightAsUtc);
+  if (exact.length) return Math.min(...exact);
+  // Clocks skip midnight: the day starts where they jump, the first instant at or past 00:00 local.
+  let low = Math.min(...candidates);
+  let high = Math.max(...candidates);
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (middle + offsetAt(middle) >= midnightAsUtc) high = middle;
+    else low = middle;
+  }
+  return high;
 }
 
 /** The calendar day (YYYY-MM-DD) that `instant` falls on in `timeZone`. */
