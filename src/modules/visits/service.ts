@@ -137,10 +137,20 @@ export async function slotTaken(ctx: ServiceContext, clinicId: string, placement
   return new AppError("SLOT_TAKEN", "The vet or the room is already booked at that time", { conflicting_visit_id: conflict?.id ?? null, alternatives });
 }
 
-/** Runs a write that places a visit; the exclusion constraints' refusal becomes SLOT_TAKEN. */
-export async function holdingSlot<T>(ctx: ServiceContext, clinicId: string, placement: Placement, write: () => Promise<T>, movingVisitId?: string): Promise<T> {
+/**
+ * Runs a write that places a visit; the exclusion constraints' refusal becomes SLOT_TAKEN.
+ * Concurrent writes for one vet or room wait on each other's index entries, which PostgreSQL can
+ * break as a deadlock; so writers of the same vet or room first queue on a transaction-scoped
+ * advisory lock (taken in one order), and the constraint then refuses every one after the first.
+ */
+export async function holdingSlot<T>(ctx: ServiceContext, clinicId: string, placement: Placement, write: (ctx: ServiceContext) => Promise<T>, movingVisitId?: string): Promise<T> {
+  const resources = [placement.vet_id && `vet:${placement.vet_id}`, placement.room_id && `room:${placement.room_id}`].filter((r): r is string => !!r).sort();
   try {
-    return await write();
+    if (!resources.length) return await write(ctx);
+    return await ctx.db.transaction(async (tx) => {
+      for (const resource of resources) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${clinicId}:${resource}`}, 0))`);
+      return write({ db: tx, clock: ctx.clock });
+    });
   } catch (error) {
     if (pgErrorCode(error) === "23P01") throw await slotTaken(ctx, clinicId, placement, movingVisitId);
     throw error;
@@ -155,7 +165,7 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
     vet_id: input.vet_id ?? null,
     room_id: input.room_id ?? null,
   });
-  return view(await holdingSlot(ctx, clinicId, placement, () => visitRecords.insert(ctx, clinicId, { ...fields, ...placement, status })));
+  return view(await holdingSlot(ctx, clinicId, placement, (tx) => visitRecords.insert(tx, clinicId, { ...fields, ...placement, status })));
 }
 
 /**
@@ -194,8 +204,8 @@ export async function update(ctx: ServiceContext, clinicId: string, id: string, 
     completed_at: input.status === "completed" ? ctx.clock.now() : undefined,
   };
   // Fields left undefined are not set (Drizzle leaves them out of the UPDATE).
-  const write = () => visitRecords.update(ctx, clinicId, id, changes);
-  return view(placement ? await holdingSlot(ctx, clinicId, placement, write, id) : await write());
+  const write = (tx: ServiceContext) => visitRecords.update(tx, clinicId, id, changes);
+  return view(placement ? await holdingSlot(ctx, clinicId, placement, write, id) : await write(ctx));
 }
 
 export async function remove(ctx: ServiceContext, clinicId: string, id: string) {
