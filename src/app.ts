@@ -28,6 +28,7 @@ import { McpRuntime } from "./modules/mcp/runtime";
 import { clinicContextTool } from "./modules/mcp/tools/clinic-context";
 import { describeSchemaTool } from "./modules/mcp/tools/describe-schema";
 import { queryDatabaseTool } from "./modules/mcp/tools/query-database";
+import { findAvailableSlotsTool } from "./modules/mcp/tools/find-available-slots";
 import { mcpKeysModule } from "./modules/mcp-keys";
 import { mcpReportsModule } from "./modules/mcp-reports";
 import { backupsModule } from "./modules/backups";
@@ -102,7 +103,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   const services = { db: deps.database.db, clock: deps.clock };
   const rateLimits = new RestRateLimits(deps.config.limits, deps.clock);
   const requests = new RequestStates();
-  const mcp = new McpRuntime({ ...deps, tools: [clinicContextTool(), queryDatabaseTool(), describeSchemaTool()] });
+  const mcp = new McpRuntime({ ...deps, tools: [clinicContextTool(), queryDatabaseTool(), describeSchemaTool(), findAvailableSlotsTool()] });
   const secrets = createSecretBox(deps.config.secretsKey);
   const context: AppContext = {
     mcp,
