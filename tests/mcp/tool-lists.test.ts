@@ -46,7 +46,7 @@ test("the SDK client lists and calls every tool without a single warning; schema
     const { tools } = await client.listTools();
     expect(JSON.stringify(tools)).not.toContain('"format":"integer"');
     const type = await owner.as<{ id: string }>("POST", "/api/v1/appointment-types", { json: { name: "Consulta", duration_minutes: 30 } });
-    const argsOf: Record<string, unknown> = { query_database: { sql: "select count(*) as n from tutors" }, find_available_slots: { appointment_type_id: type.body.id, from: "2026-01-19", to: "2026-01-20" } };
+    const argsOf: Record<string, Record<string, unknown>> = { query_database: { sql: "select count(*) as n from tutors" }, find_available_slots: { appointment_type_id: type.body.id, from: "2026-01-19", to: "2026-01-20" } };
     for (const tool of tools) {
       const args = argsOf[tool.name] ?? {};
       const result = await client.callTool({ name: tool.name, arguments: args });
