@@ -97,7 +97,7 @@ siiSuite("SII artefacts", () => {
       expect(barcodeOf(pdfPath)).toBe(ted);
     }
     expect(fromLatin1((await raw(`/api/v1/billing/sii/documents/${credit.id}/xml`)).bytes)).toContain(`<Referencia><NroLinRef>1</NroLinRef><TpoDocRef>33</TpoDocRef><FolioRef>${factura.folio}</FolioRef><FchRef>2026-01-15</FchRef><CodRef>1</CodRef>`);
-  });
+  }, 60_000);
 
   test("a day's boletas in one EnvioBOLETA and facturas in one EnvioDTE: valid and signed", async () => {
     for (let i = 0; i < 2; i++) {

@@ -101,7 +101,7 @@ export async function printDocument(document: PrintedDocument, format: PrintForm
   const barcodeHeight = aspect * barcodeWidth;
 
   // Everything is laid out as rows first, so a thermal page is exactly as tall as its content.
-  type Row = { text: string; font?: PDFFont; size?: number; align?: "left" | "right" | "center"; gap?: number; right?: string; frame?: "open" | "close" };
+  type Row = { text: string; font?: PDFFont; size?: number; align?: "left" | "right" | "center"; gap?: number; right?: string; frame?: "open" | "close"; inBox?: boolean };
   const rows: Row[] = [];
   const push = (text: string, options: Omit<Row, "text"> = {}) => {
     const font = options.font ?? regular;
@@ -110,10 +110,10 @@ export async function printDocument(document: PrintedDocument, format: PrintForm
   };
   // The framed box (RUT, type, folio), with the SII office of the issuer's comuna under it.
   rows.push({ text: "", gap: 4, frame: "open" });
-  for (const line of [`R.U.T.: ${document.issuer.rut}`, DOC_TYPE_NAMES[document.docType]!, `N° ${document.folio}`]) push(line, { font: bold, size: size + 1.5, align: "center" });
+  for (const line of [`R.U.T.: ${document.issuer.rut}`, DOC_TYPE_NAMES[document.docType]!, `N° ${document.folio}`]) push(line, { font: bold, size: size + 1.5, align: "center", inBox: true });
   rows.push({ text: "", gap: 4, frame: "close" });
   const office = siiOfficeFor(document.issuer.commune);
-  if (office) push(`S.I.I. - ${office}`, { font: bold, align: "center" });
+  if (office) push(`S.I.I. - ${office}`, { font: bold, align: "center", inBox: true });
   rows.push({ text: "", gap: leading / 2 });
   push(document.issuer.legalName, { font: bold });
   push(`Giro: ${document.issuer.giro}`);
@@ -153,17 +153,18 @@ export async function printDocument(document: PrintedDocument, format: PrintForm
   const page: PDFPage = pdf.addPage([pageWidth, pageHeight]);
   let y = pageHeight - margin;
   let frameTop = 0;
-  // The box is as wide as its widest line plus a margin, centred like its text.
-  const boxWidth = Math.min(width, Math.max(...rows.filter((row) => row.font === bold && row.align === "center").slice(0, 3).map((row) => bold.widthOfTextAtSize(row.text, row.size ?? size))) + 24);
+  // The box is as wide as its widest line plus a margin: at the top right of a letter page, centred on a roll.
+  const boxWidth = Math.min(width, Math.max(...rows.filter((row) => row.inBox).map((row) => bold.widthOfTextAtSize(row.text, row.size ?? size))) + 24);
+  const boxX = thermal ? margin + (width - boxWidth) / 2 : margin + width - boxWidth;
   const draw = (row: Row) => {
     const font = row.font ?? regular;
     const fontSize = row.size ?? size;
     if (row.frame === "open") frameTop = y;
     y -= rowHeight(row);
-    if (row.frame === "close") page.drawRectangle({ x: margin + (width - boxWidth) / 2, y, width: boxWidth, height: frameTop - y, borderColor: rgb(0, 0, 0), borderWidth: 1.5 });
+    if (row.frame === "close") page.drawRectangle({ x: boxX, y, width: boxWidth, height: frameTop - y, borderColor: rgb(0, 0, 0), borderWidth: 1.5 });
     if (!row.text) return;
     const textWidth = font.widthOfTextAtSize(row.text, fontSize);
-    const x = row.align === "center" ? margin + (width - textWidth) / 2 : row.align === "right" ? margin + width - textWidth : margin;
+    const x = row.inBox ? boxX + (boxWidth - textWidth) / 2 : row.align === "center" ? margin + (width - textWidth) / 2 : row.align === "right" ? margin + width - textWidth : margin;
     page.drawText(row.text, { x, y, font, size: fontSize, color: row.text === "SIN VALOR LEGAL" ? rgb(0.75, 0, 0) : rgb(0, 0, 0) });
     if (row.right !== undefined) page.drawText(row.right, { x: margin + width - font.widthOfTextAtSize(row.right, fontSize), y, font, size: fontSize });
   };
