@@ -30,25 +30,21 @@ export const normalizeLineBreaks = (text: string) => text.replace(/\r\n?/g, "\n"
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_BUT_LF = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
-const NOT_LATIN1 = /[^\x00-\xff]/g;
 
 /**
- * What is wrong with a text a DTE will carry, or null. Single-line fields (names, giros,
- * addresses, comunas) take no control character at all; free text (an item's description)
- * takes line breaks, already normalised to LF, and nothing else below the space.
+ * The control-character half of the rule, or null: single-line fields (names, giros, addresses,
+ * comunas) take no control character at all; free text (an item's description) takes line
+ * breaks, already normalised to LF, and nothing else below the space.
  */
-export function dteTextProblem(value: string, multiline = false): string | null {
-  if ((multiline ? CONTROL_BUT_LF : CONTROL).test(value)) {
-    return multiline ? "Contains control characters (only line breaks are allowed)" : "Contains control characters (tabs, line breaks and the like); write it on one line";
-  }
-  if (/[^\x00-\xff]/.test(value)) return "Contains characters ISO-8859-1 cannot hold (the SII's encoding); use Latin letters, digits and punctuation";
-  return null;
+export function controlCharacterProblem(value: string, multiline = false): string | null {
+  if (!(multiline ? CONTROL_BUT_LF : CONTROL).test(value)) return null;
+  return multiline ? "Contains control characters (only line breaks are allowed)" : "Contains control characters (tabs, line breaks and the like); write it on one line";
 }
 
-/** The control-character half of the rule alone, for text stored before it is known to reach a DTE. */
-export function controlCharacterProblem(value: string, multiline = false): string | null {
-  const problem = dteTextProblem(value.replace(NOT_LATIN1, ""), multiline);
-  return problem && (multiline ? CONTROL_BUT_LF : CONTROL).test(value) ? problem : null;
+/** What is wrong with a text a DTE will carry, or null: control characters, or characters ISO-8859-1 cannot hold. */
+export function dteTextProblem(value: string, multiline = false): string | null {
+  if (/[^\x00-\xff]/.test(value)) return "Contains characters ISO-8859-1 cannot hold (the SII's encoding); use Latin letters, digits and punctuation";
+  return controlCharacterProblem(value, multiline);
 }
 
 /**
