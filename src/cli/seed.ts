@@ -196,7 +196,7 @@ async function reuseDemo(database: Database, clock: Clock, clinicId: string): Pr
     await revokeAllSessions({ db: database.db, clock }, user.id);
     logins.push({ role: person.role, name: person.name, email: person.email, password });
   }
-  const key = await createKey({ db: database.db, clock }, clinicId, ownerId, { name: `Demo assistant ${now.toISOString().slice(0, 16)}`, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
+  const key = await createKey({ db: database.db, clock }, clinicId, ownerId, { name: `Asistente de demostración ${now.toISOString().slice(0, 16)}`, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
   return { clinic_id: clinicId, action: "reused", owner: { email: logins[0]!.email, password: logins[0]!.password }, logins, mcp_key: key.api_key, counts: await demoCounts(database, clinicId) };
 }
 
@@ -363,7 +363,7 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
   );
   await seedClinicalRecord(database, clinicId, now, patientRows, visitRows, vetIds);
 
-  const key = await createKey({ db, clock }, clinicId, session.user.id, { name: "Demo assistant", scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
+  const key = await createKey({ db, clock }, clinicId, session.user.id, { name: "Asistente de demostración", scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
 
   // The starter reports, saved as an owner would (through the guard), so an assistant has them at once.
   const reportContext = { db, clock, database, queryLimits: { timeoutMs: 5_000, maxRows: 1_000 } };

@@ -105,7 +105,7 @@ const fieldName = (i18n: I18n, field: string) => (i18n.has(`field.${field}`) ? i
 function Changes({ event }: { event: AuditEvent }) {
   const { i18n } = useConsole();
   const clinic = useClinic();
-  const fields = Object.keys(event.changes).filter((field) => !HIDDEN_FIELDS.has(field) && !field.endsWith("_id"));
+  const fields = Object.keys(event.changes).filter((field) => !HIDDEN_FIELDS.has(field) && !field.endsWith("_id") && !field.endsWith("_by"));
   return (
     <ul class="plain changes">
       {fields.map((field) => {

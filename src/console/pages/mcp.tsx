@@ -295,7 +295,7 @@ function Usage({ round }: { round: number }) {
       <ul class="bars" data-testid="usage-by-tool">
         {daily.data?.tools.map((tool) => (
           <li data-tool={tool.tool}>
-            <span class="bar-label">{tool.tool}</span>
+            <code class="bar-label">{tool.tool}</code>
             <span class="bar" style={{ width: `${(tool.calls / most) * 100}%` }} aria-hidden="true" />
             <span class="bar-value">{tool.calls}</span>
           </li>
@@ -305,11 +305,13 @@ function Usage({ round }: { round: number }) {
       <DataTable testId="latest-calls" headings={["common.date", "mcp.tool", "mcp.outcome", "mcp.reason", "mcp.sql"]} rows={latest.data?.data} row={(row) => (
         <tr>
           <td>{i18n.dateTime(row.created_at, clinic.timezone)}</td>
-          <td>{row.tool}</td>
+          <td>
+            <code>{row.tool}</code>
+          </td>
           <td>
             <span class={`badge outcome-${row.outcome}`}>{i18n.label("outcome", row.outcome)}</span>
           </td>
-          <td>{row.reason ?? ""}</td>
+          <td>{row.reason && <code>{row.reason}</code>}</td>
           <td>{row.sql_text && <code class="sql">{row.sql_text}</code>}</td>
         </tr>
       )} />
