@@ -109,7 +109,7 @@ const MESSAGE_KEYS = new Set([...readFileSync(join(import.meta.dir, "../../src/c
 
 /** What a page says that is not in `language`: a message key, a raw value, a word of the other language. */
 function languageProblems(language: "es" | "en", where: string, texts: string[]): string[] {
-  const problems: string[] = texts.length < 8 ? [`${language} ${where}: only ${texts.length} texts read: ${JSON.stringify(texts)}`] : [];
+  const problems: string[] = texts.length < 3 ? [`${language} ${where}: only ${texts.length} texts read: ${JSON.stringify(texts)}`] : [];
   const otherWords = language === "es" ? ENGLISH_WORDS : SPANISH_WORDS;
   for (const text of texts) {
     // Addresses (emails, links) are data, not language.
@@ -567,9 +567,12 @@ try {
         const problems: string[] = [];
         for (const language of ["es", "en"] as const) {
           await firefox.evaluate(`(() => { const s = document.querySelector("header select"); s.value = "${language}"; s.dispatchEvent(new Event("change", { bubbles: true })); return true; })()`);
+          // Start from a page that is not the first one read (its heading would be the same element).
+          await firefox.evaluate(`location.hash = "#/billing"`);
+          assert(await firefox.evaluate<boolean>(settled(`location.hash === "#/billing"`)), "the sales page did not settle in Firefox");
           for (const hash of pages) {
             // The next page's heading is a new element: the last page's text is never read as this one's.
-            await firefox.evaluate(`(() => { window.lastHeading = location.hash === ${JSON.stringify(hash)} ? null : document.querySelector("main h1"); location.hash = ${JSON.stringify(hash)}; return true; })()`);
+            await firefox.evaluate(`(() => { window.lastHeading = document.querySelector("main h1"); location.hash = ${JSON.stringify(hash)}; return true; })()`);
             assert(await firefox.evaluate<boolean>(settled(`document.querySelector("main h1") !== window.lastHeading && document.documentElement.lang === "${language === "es" ? "es-CL" : "en"}"`)), `${hash} did not settle in Firefox`);
             problems.push(...languageProblems(language, `firefox ${hash.split("?")[0]}`, JSON.parse(await firefox.evaluate<string>(`(${collectTexts})()`))));
           }
