@@ -128,7 +128,7 @@ function Deliveries({ webhookId }: { webhookId: string }) {
             <td>
               <code>{d.event_type}</code>
             </td>
-            <td>{d.state}</td>
+            <td>{i18n.label("delivery", d.state)}</td>
             <td>{d.status_code ?? "—"}</td>
             <td>{d.attempts}</td>
             <td>{i18n.dateTime(d.next_attempt_at, clinic.timezone)}</td>
