@@ -248,6 +248,15 @@ const en = {
   "webhooks.error": "Error",
   "webhooks.retry": "Send again",
   "webhooks.add": "Add webhook",
+  "webhooks.attemptLog": "Attempts",
+  "webhooks.attemptLogTitle": "Every attempt, newest first",
+  "webhooks.attempt": "Attempt",
+  "webhooks.duration": "Duration (ms)",
+  "webhooks.noAnswer": "no answer",
+  "webhooks.noAttempts": "Not attempted yet.",
+  "webhooks.state.pending": "Pending",
+  "webhooks.state.succeeded": "Delivered",
+  "webhooks.state.failed": "Failed",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -500,6 +509,15 @@ const es: Record<MessageKey, string> = {
   "webhooks.error": "Error",
   "webhooks.retry": "Reenviar",
   "webhooks.add": "Agregar webhook",
+  "webhooks.attemptLog": "Intentos",
+  "webhooks.attemptLogTitle": "Todos los intentos, del más reciente al más antiguo",
+  "webhooks.attempt": "Intento",
+  "webhooks.duration": "Duración (ms)",
+  "webhooks.noAnswer": "sin respuesta",
+  "webhooks.noAttempts": "Aún sin intentos.",
+  "webhooks.state.pending": "Pendiente",
+  "webhooks.state.succeeded": "Entregada",
+  "webhooks.state.failed": "Fallida",
 };
 
 export type Language = "es" | "en";

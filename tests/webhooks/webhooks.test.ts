@@ -258,18 +258,18 @@ describe("the attempt log", () => {
     }
     const [delivery] = await deliveries(hook.id);
     expect(delivery).toMatchObject({ state: "succeeded", attempts: 3, status_code: 200 });
-    const detail = await owner.as<DeliveryBody & { attempt_log: { attempt: number; attempted_at: string; status_code: number | null; duration_ms: number | null; error: string | null }[] }>("GET", `/api/v1/webhooks/deliveries/${delivery!.id}`);
+    const detail = await owner.as<DeliveryBody & { attempt_log: { attempt: number; attempted_at: string; status_code: number | null; duration_ms: number | null; error: string | null }[] }>("GET", `/api/v1/webhooks/deliveries/${delivery!.id}/attempts`);
     expect(detail.status, detail.text).toBe(200);
     expect(detail.body).toMatchObject({ id: delivery!.id, state: "succeeded", attempts: 3 });
     expect(detail.body.attempt_log.map((a) => [a.attempt, a.status_code, a.error, a.attempted_at])).toEqual([
-      [3, 200, null, times[2]],
-      [2, 503, "the receiver answered 503", times[1]],
-      [1, 500, "the receiver answered 500", times[0]],
+      [3, 200, null, times[2]!],
+      [2, 503, "the receiver answered 503", times[1]!],
+      [1, 500, "the receiver answered 500", times[0]!],
     ]);
     for (const a of detail.body.attempt_log) expect(a.duration_ms).toBeGreaterThanOrEqual(0);
     // Another clinic's owner cannot read it.
     const stranger = await registerClinic(t);
-    expect((await stranger.as("GET", `/api/v1/webhooks/deliveries/${delivery!.id}`)).status).toBe(404);
+    expect((await stranger.as("GET", `/api/v1/webhooks/deliveries/${delivery!.id}/attempts`)).status).toBe(404);
   });
 });
 
@@ -413,7 +413,7 @@ describe("a secret this instance cannot open", () => {
       expect(delivery).toMatchObject({ state: "pending", attempts: 0, error: expect.stringContaining("cannot open the webhook's signing secret") });
       const [claim] = await t.database.query<{ claimed_until: Date | null }>("select claimed_until from webhook_deliveries where id = $1", [delivery!.id]);
       expect(claim!.claimed_until).toBeNull();
-      const detail = await owner.as<{ attempt_log: { status_code: number | null; error: string }[] }>("GET", `/api/v1/webhooks/deliveries/${delivery!.id}`);
+      const detail = await owner.as<{ attempt_log: { status_code: number | null; error: string }[] }>("GET", `/api/v1/webhooks/deliveries/${delivery!.id}/attempts`);
       expect(detail.body.attempt_log).toMatchObject([{ status_code: null, error: expect.stringContaining("cannot open") }]);
       // It leaves the endpoint to the others for a while instead of claiming it again…
       expect(await misKeyed.context.webhooks.dispatcher.runOnce()).toBe(0);

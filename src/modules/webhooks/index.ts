@@ -58,7 +58,7 @@ export const webhooksModule = ({ auth, services, paginator, webhooks: runtime, s
         paginator.list({ ...query, order: "desc" }, webhooks.DELIVERY_KEYSET, (page) => webhooks.listDeliveries(services, actor.clinicId, params.id, page), webhooks.deliveryView),
       { params: IdParams, query: DeliveryListQuery, response: { 200: CursorPage(DeliveryModel), ...errorResponses(400, 401, 403, 404, 422) }, detail: { summary: "Deliveries to this webhook, newest first, each with its latest attempt" } },
     )
-    .get("/deliveries/:id", ({ actor, params }) => webhooks.getDelivery(services, actor.clinicId, params.id), {
+    .get("/deliveries/:id/attempts", ({ actor, params }) => webhooks.getDelivery(services, actor.clinicId, params.id), {
       params: IdParams,
       response: { 200: DeliveryDetailModel, ...errorResponses(401, 403, 404, 422) },
       detail: { summary: "One delivery with every attempt (status code, duration, error, when), newest first" },
