@@ -171,6 +171,30 @@ describe.skipIf(!POSTGRES_URL || !havePgbouncer)("instances behind a transaction
       for (const server of servers) expect((await queryDatabase(server, key.api_key)).status).toBe(401);
     });
 
+    test("a rotated key's old value stops on every instance within 1 s, and the new value works everywhere", async () => {
+      for (let round = 0; round < 3; round++) {
+        const key = await newKey(servers[round % 2]!, owner);
+        // Cached on both instances, then rotated through one of them.
+        for (const server of servers) expect((await queryDatabase(server, key.api_key)).status).toBe(200);
+        const rotated = await call(servers[round % 2]!.baseUrl, "POST", `/api/v1/mcp/keys/${key.id}/rotate`, { token: owner });
+        expect(rotated.status, rotated.text).toBe(200);
+        const rotatedAt = performance.now();
+        for (const server of servers) {
+          let refusedAfter: number | undefined;
+          while (refusedAfter === undefined && performance.now() - rotatedAt < 3_000) {
+            const r = await queryDatabase(server, key.api_key);
+            if (r.status === 401) refusedAfter = performance.now() - rotatedAt;
+            else expect(r.status, r.text).toBe(200);
+          }
+          expect(refusedAfter, `round ${round}`).toBeDefined();
+          expect(refusedAfter!, `round ${round}`).toBeLessThanOrEqual(1_000 + 100);
+          expect((await queryDatabase(server, rotated.body.api_key)).status).toBe(200);
+        }
+      }
+      // Neither instance has moved to the long-lived cache meanwhile.
+      for (const server of servers) expect((await call(server.baseUrl, "GET", "/ready")).body).toMatchObject({ key_revocation: "expiring" });
+    }, 30_000);
+
     test("query_database and payments work all the same", async () => {
       const key = await newKey(servers[1]!, owner);
       const results = await Promise.all(Array.from({ length: 16 }, (_, i) => queryDatabase(servers[i % 2]!, key.api_key)));

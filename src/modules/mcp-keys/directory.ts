@@ -77,6 +77,11 @@ export class ApiKeyDirectory {
   private readonly byHash = new Map<string, { principal: KeyPrincipal; cachedAt: number }>();
   /** A key has one digest; a connection one per live access token. */
   private readonly hashesById = new Map<string, Set<string>>();
+  /**
+   * Counts evictions and clears. A key read while one happened may be the row as it was before
+   * the change that caused it (the read started first): it is answered from, but not cached.
+   */
+  private evictions = 0;
   private subscription: Subscription | undefined;
   /** The listener's connection is up and subscribed. */
   private subscribed = false;
@@ -185,6 +190,7 @@ export class ApiKeyDirectory {
   }
 
   private clearCache(): void {
+    this.evictions++;
     this.byHash.clear();
     this.hashesById.clear();
   }
@@ -202,11 +208,13 @@ export class ApiKeyDirectory {
     const ttl = this.heard ? CACHE_TTL_MS : EXPIRING_CACHE_TTL_MS;
     if (!entry || now.getTime() - entry.cachedAt >= ttl) {
       const trustedBefore = this.heard;
+      const evictionsBefore = this.evictions;
       const principal = kind === "key" ? await this.loadKey(hash) : await this.loadConnection(hash);
       if (!principal) throw kind === "key" ? keyRefused("INVALID_API_KEY", "The API key is not valid") : tokenRefused("INVALID_TOKEN", "The access token is not valid");
       entry = { principal, cachedAt: now.getTime() };
-      // Read under one trust, kept under the same (a change of trust meanwhile emptied the cache).
-      if (trustedBefore === this.heard) {
+      // Read under one trust with no eviction meanwhile, or not kept: a change of trust emptied the
+      // cache, and an eviction may be for this very key, read before its change committed.
+      if (trustedBefore === this.heard && evictionsBefore === this.evictions) {
         this.byHash.set(hash, entry);
         const hashes = this.hashesById.get(principal.id) ?? new Set<string>();
         hashes.add(hash);
@@ -255,6 +263,7 @@ export class ApiKeyDirectory {
   }
 
   evictLocal(keyId: string): void {
+    this.evictions++;
     for (const hash of this.hashesById.get(keyId) ?? []) this.byHash.delete(hash);
     this.hashesById.delete(keyId);
   }
