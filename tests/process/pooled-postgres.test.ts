@@ -7,6 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { openDatabase, type Database, type ListenHandlers } from "../../src/db/client";
+import { systemClock } from "../../src/lib/clock";
+import { ApiKeyDirectory } from "../../src/modules/mcp-keys/directory";
 import { createTestDatabase, POSTGRES_URL, type TestDatabase, urlForDatabase } from "../helpers/database";
 import { call, startServer, type ServerProcess, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 
@@ -149,6 +152,33 @@ describe.skipIf(!POSTGRES_URL || !havePgbouncer)("instances behind a transaction
         const warning = cacheOff();
         expect(warning, server.lines.join("\n")).toBeDefined();
         expect(String(warning!.reason)).toContain("DATABASE_DIRECT_URL");
+      }
+    });
+
+    test("an instance behind the pooler never moves to the long-lived cache, even when a notice of its own reaches it by chance", async () => {
+      const database = await openDatabase({ databaseUrl: pooledUrl, dataDir: "/nonexistent" });
+      let handlers: ListenHandlers | undefined;
+      // The pooler's chance delivery (a notice sent while the listener runs a statement on the
+      // server that listens), made certain: every notice this instance sends reaches its listener.
+      const lucky: Database = Object.assign(Object.create(database) as Database, {
+        listen: (channel: string, given: ListenHandlers) => {
+          handlers = given;
+          return database.listen(channel, given);
+        },
+        notify: async (channel: string, payload: string) => {
+          await database.notify(channel, payload);
+          handlers?.onMessage(payload);
+        },
+      });
+      const directory = new ApiKeyDirectory(lucky, systemClock);
+      try {
+        await directory.start();
+        await directory.probe();
+        expect(directory.revocationMode).toBe("expiring");
+        expect(database.connectionMode).toBe("undecided");
+      } finally {
+        await directory.stop();
+        await database.close();
       }
     });
 
