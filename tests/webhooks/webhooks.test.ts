@@ -241,6 +241,15 @@ describe("thin payloads", () => {
     const forbidden = /name$|email|phone|national_id|rut|address|notes?$|reason|message|description|text|instructions|subjective|objective|assessment|plan$|diagnos|url|secret|key|hash|xml|pem|dose/;
     for (const [entity, fields] of Object.entries(WEBHOOK_FIELDS)) for (const field of fields) if (forbidden.test(field) && !(entity === "mcp_report" && field === "name") && !(entity === "clinic" && field === "plan")) throw new Error(`${entity}.${field} looks like free text or personal data`);
   });
+
+  test("the documentation lists each kind of record's webhook fields as the code sends them", async () => {
+    const docs = await Bun.file(new URL("../../docs/webhooks-and-audit.md", import.meta.url)).text();
+    for (const [entity, fields] of Object.entries(WEBHOOK_FIELDS)) {
+      const row = docs.split("\n").find((line) => line.startsWith(`| \`${entity}\` |`));
+      expect(row, entity).toBeDefined();
+      expect([...row!.split("|")[2]!.matchAll(/^ *`([a-z_]+)`|, `([a-z_]+)`/g)].map((m) => m[1] ?? m[2]), entity).toEqual([...fields]);
+    }
+  });
 });
 
 describe("the attempt log", () => {

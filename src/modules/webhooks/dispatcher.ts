@@ -96,18 +96,21 @@ export class WebhookDispatcher {
     this.claiming = (async () => {
       try {
         let blocked = false;
+        let full = false;
         do {
           this.again = false;
           const free = SLOTS - this.inFlight.size;
-          if (free <= 0) break;
+          // Every slot busy: the next attempt to end wakes this again.
+          full = free <= 0;
+          if (full) break;
           const claimed = await this.claim(free);
           for (const delivery of claimed) this.track(this.attempt(delivery));
           blocked = claimed.length < free;
           if (!blocked) this.again = true;
         } while (this.again && !this.stopped);
-        if (!this.stopped) {
+        if (!this.stopped && !full) {
           const next = await this.nextDueInMs();
-          // Due but not claimable: waiting on claims held elsewhere (this instance's own wake it when they end).
+          // Due but not claimable: waiting on claims held elsewhere (this instance's own wake this when they end).
           this.sleepUntilNextDue(next <= 0 && blocked ? BLOCKED_WAKE_MS : next);
         }
       } catch (error) {
@@ -115,6 +118,8 @@ export class WebhookDispatcher {
         if (!this.stopped) this.sleepUntilNextDue(5_000);
       } finally {
         this.claiming = undefined;
+        // A notice or a freed slot while this was ending (after its last claim) is not lost.
+        if (this.again) this.wake();
       }
     })();
   }
