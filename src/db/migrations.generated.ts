@@ -46,5 +46,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0019_audit_sii_tables", when: 1795674675533, breakpoints: true, sql: m19 },
   { tag: "0020_event_fields_before_after", when: 1795682254112, breakpoints: true, sql: m20 },
   { tag: "0021_audit_trigger_hstore", when: 1795682266238, breakpoints: true, sql: m21 },
-  { tag: "0022_webhook_attempts", when: 1795833494286, breakpoints: true, sql: m22 },
+  { tag: "0022_webhook_attempts", when: 1795836083150, breakpoints: true, sql: m22 },
 ];

@@ -39,7 +39,7 @@ beforeAll(async () => {
   t = await createTestApp({ config: { webhooks: { dispatch: false, retryScheduleMs: [0, 60_000], allowedNetworks: ["127.0.0.1/32"], allowHttp: true, timeoutMs: TIMEOUT_MS, dueDays: 7, dueHour: 8 } } });
   tarpit = await startTarpit();
   receiver = startReceiver();
-});
+}, 30_000);
 afterEach(() => t.context.webhooks.dispatcher.stop());
 afterAll(async () => {
   tarpit.stop();
@@ -85,7 +85,7 @@ test("a clinic whose every webhook is a tarpit delays another clinic's delivery 
   expect(waited).toBeLessThan(TIMEOUT_MS);
   // The flood holds at most its clinic's share of the slots, never all of them.
   expect(tarpit.connections()).toBeLessThanOrEqual(16);
-});
+}, 60_000);
 
 test("an attempt never waits for the slowest of those claimed with it", async () => {
   const clinic = await registerClinic(t);
@@ -100,4 +100,4 @@ test("an attempt never waits for the slowest of those claimed with it", async ()
   // The first change's attempt to the tarpit is still open: the second change is sent without waiting for it.
   await newTutor(clinic, "Segundo");
   expect(await untilReceived(before + 2)).toBeLessThan(TIMEOUT_MS / 2);
-});
+}, 30_000);

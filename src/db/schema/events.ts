@@ -96,6 +96,10 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index("webhook_deliveries_due_idx").on(t.next_attempt_at).where(sql`${t.state} = 'pending'`),
     index("webhook_deliveries_endpoint_idx").on(t.endpoint_id, t.created_at, t.id),
+    /** Each endpoint's next due deliveries, for claims that take endpoints in turn. */
+    index("webhook_deliveries_endpoint_due_idx").on(t.endpoint_id, t.next_attempt_at, t.id).where(sql`${t.state} = 'pending'`),
+    /** The attempts in flight (live claims), counted per endpoint and clinic by every claim. */
+    index("webhook_deliveries_claimed_idx").on(t.claimed_until).where(sql`${t.claimed_until} is not null`),
   ],
 );
 

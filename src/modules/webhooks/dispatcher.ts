@@ -15,7 +15,7 @@ export const DELIVERY_CHANNEL = "webhook_deliveries";
 /** Attempts this instance has in flight at once. */
 const SLOTS = 64;
 /** Attempts in flight at once over all instances to one endpoint, and to one clinic's endpoints. */
-const PER_ENDPOINT = 2;
+const PER_ENDPOINT = 8;
 const PER_CLINIC = 16;
 /** Longest sleep between claims when nothing is due (a lost notice or an expired claim is picked up by then). */
 const IDLE_WAKE_MS = 30_000;
@@ -163,26 +163,31 @@ export class WebhookDispatcher {
     const rows = await this.deps.database.query<ClaimedDelivery & { occurred_at: Date | string }>(
       `with in_flight as (
          select clinic_id, endpoint_id, count(*)::int as n from webhook_deliveries
-         where state = 'pending' and claimed_until > $1
+         where claimed_until > $1 and state = 'pending'
          group by clinic_id, endpoint_id
        ), due as (
-         select d.id, d.clinic_id, d.endpoint_id, d.next_attempt_at,
-                row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as endpoint_turn
-         from webhook_deliveries d
-         join webhook_endpoints w on w.id = d.endpoint_id and w.enabled and w.deleted_at is null
-         where d.state = 'pending' and d.next_attempt_at + (case when d.attempts = 0 then $3::bigint else 0 end) * interval '1 millisecond' <= $1
-           and (d.claimed_until is null or d.claimed_until <= $1)
-           and not (d.endpoint_id = any($7::uuid[]))
+         -- Each endpoint's oldest due deliveries, as many as it has free places; its turn counts what it has in flight.
+         select d.id, w.clinic_id, d.next_attempt_at, d.turn + coalesce(f.n, 0) as endpoint_turn
+         from webhook_endpoints w
+         left join in_flight f on f.endpoint_id = w.id
+         cross join lateral (
+           select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at, d.id) as turn
+           from webhook_deliveries d
+           where d.endpoint_id = w.id and d.state = 'pending' and d.next_attempt_at <= $1
+             and d.next_attempt_at + (case when d.attempts = 0 then $3::bigint else 0 end) * interval '1 millisecond' <= $1
+             and (d.claimed_until is null or d.claimed_until <= $1)
+           order by d.next_attempt_at, d.id
+           limit greatest($5::int - coalesce(f.n, 0), 0)
+         ) d
+         where w.enabled and w.deleted_at is null and not (w.id = any($7::uuid[]))
        ), turns as (
-         select due.id, due.clinic_id, due.next_attempt_at,
-                row_number() over (partition by due.clinic_id order by due.endpoint_turn, due.next_attempt_at, due.id) as clinic_turn
-         from due left join in_flight f on f.endpoint_id = due.endpoint_id
-         where due.endpoint_turn + coalesce(f.n, 0) <= $5
+         -- Clinics in turn: each clinic's deliveries numbered endpoint by endpoint, after what it has in flight.
+         select due.id, due.next_attempt_at,
+                row_number() over (partition by due.clinic_id order by due.endpoint_turn, due.next_attempt_at, due.id) + coalesce(c.n, 0) as clinic_turn
+         from due left join (select clinic_id, sum(n)::int as n from in_flight group by clinic_id) c on c.clinic_id = due.clinic_id
        ), chosen as (
-         select turns.id from turns
-         left join (select clinic_id, sum(n)::int as n from in_flight group by clinic_id) c on c.clinic_id = turns.clinic_id
-         where turns.clinic_turn + coalesce(c.n, 0) <= $6
-         order by turns.clinic_turn, turns.next_attempt_at, turns.id
+         select id from turns where clinic_turn <= $6
+         order by clinic_turn, next_attempt_at, id
          limit $4
        ), locked as (
          select d.id from webhook_deliveries d
