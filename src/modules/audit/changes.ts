@@ -15,8 +15,8 @@ export interface StoredEventFields {
 }
 
 /**
- * What an event says changed, as the API and webhook payloads show it: `{field: {from, to}}` on an
- * update, `{field: {to}}` on creation, `{field: {redacted: true}}` for a sensitive field. The
+ * What an event says changed, as the audit API shows it (webhook payloads name the fields only):
+ * `{field: {from, to}}` on an update, `{field: {to}}` on creation, `{field: {redacted: true}}` for a sensitive field. The
  * trigger stores the changed fields' old and new values as two objects (cheaper to write than
  * this shape); events written otherwise (time-based events, older events) carry `changes` as is.
  */
