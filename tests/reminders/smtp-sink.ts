@@ -1,10 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** A delivered message as the SMTP server kept it: the envelope's recipients, the headers, the raw text. */
 export interface Delivered {
   to: string;
+  /** When the server accepted it (ms since the epoch). */
+  receivedAt: number;
   headers: Map<string, string>;
   raw: string;
 }
@@ -14,6 +16,9 @@ export interface SmtpSink {
   port: number;
   url: string;
   messages(): Delivered[];
+  /** Replies to DATA wait until `release`; a sender that dies meanwhile has delivered nothing. */
+  hold(): void;
+  release(): void;
   stop(): void;
 }
 
@@ -29,7 +34,7 @@ function parse(raw: string): Delivered {
       headers.set(last, line.slice(colon + 1).trim());
     }
   }
-  return { to: headers.get("x-envelope-to") ?? "", headers, raw };
+  return { to: headers.get("x-envelope-to") ?? "", receivedAt: Number(headers.get("x-received-at") ?? 0) * 1000, headers, raw };
 }
 
 export async function startSmtpSink(): Promise<SmtpSink> {
@@ -52,6 +57,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         .filter((name) => name.endsWith(".eml"))
         .sort()
         .map((name) => parse(readFileSync(join(dir, name), "utf8"))),
+    hold: () => writeFileSync(join(dir, "HOLD"), ""),
+    release: () => rmSync(join(dir, "HOLD"), { force: true }),
     stop() {
       child.kill("SIGKILL");
       rmSync(dir, { recursive: true, force: true });

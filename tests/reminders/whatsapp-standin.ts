@@ -15,6 +15,11 @@ export interface WhatsAppStandIn {
   refused: string[];
   /** Answers to give before accepting (status codes), in order. */
   failNext: number[];
+  /** When each accepted message arrived (ms since the epoch), by id. */
+  receivedAt: Map<string, number>;
+  /** Answers wait until `release`; a request whose sender died meanwhile is not accepted. */
+  hold(): void;
+  release(): void;
   stop(): void;
 }
 
@@ -24,7 +29,23 @@ const graphError = (status: number, message: string, code = 100) =>
 export function startWhatsAppStandIn(expected: { token: string; phoneNumberId: string; version?: string }): WhatsAppStandIn {
   const version = expected.version ?? "v23.0";
   let counter = 0;
-  const standIn: WhatsAppStandIn = { apiUrl: "", accepted: [], refused: [], failNext: [], stop: () => server.stop(true) };
+  let held: Promise<void> | null = null;
+  let releaseHeld = () => {};
+  const standIn: WhatsAppStandIn = {
+    apiUrl: "",
+    accepted: [],
+    refused: [],
+    failNext: [],
+    receivedAt: new Map(),
+    hold() {
+      held ??= new Promise<void>((resolve) => (releaseHeld = resolve));
+    },
+    release() {
+      releaseHeld();
+      held = null;
+    },
+    stop: () => server.stop(true),
+  };
   const refuse = (why: string) => {
     standIn.refused.push(why);
     return graphError(400, `(#100) ${why}`);
@@ -62,8 +83,11 @@ export function startWhatsAppStandIn(expected: { token: string; phoneNumberId: s
           parameters.push(parameter.text);
         }
       }
+      if (held) await held;
+      if (request.signal.aborted) return graphError(503, "The sender is gone", 2);
       const id = `wamid.${(++counter).toString().padStart(8, "0")}${Math.random().toString(36).slice(2, 8)}`;
       standIn.accepted.push({ id, to: body.to, template: template.name, language: template.language.code, parameters });
+      standIn.receivedAt.set(id, Date.now());
       return Response.json({ messaging_product: "whatsapp", contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] });
     },
   });

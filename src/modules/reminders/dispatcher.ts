@@ -13,6 +13,8 @@ export const REMINDER_CHANNEL = "reminder_messages";
 
 /** Messages claimed per round; each round sends them together. */
 const BATCH = 32;
+/** Sends in flight per instance (the SMTP pool's connections). */
+const SENDS_AT_ONCE = 4;
 /** Longest sleep between rounds (a lost notice, an expired claim, the next planning pass). */
 const IDLE_WAKE_MS = 30_000;
 /** How far ahead planning writes messages into the outbox. */
@@ -177,7 +179,12 @@ export class ReminderDispatcher {
        left join alerts al on c.kind = 'follow_up' and al.id = c.subject_id`,
       [now.toISOString(), lease.toISOString(), BATCH],
     );
-    await Promise.all(claimed.map((message) => this.attempt(message)));
+    // A few at a time, each read again just before it leaves: a queue of sends waiting inside the
+    // transport would leave after a withdrawal read before them.
+    const waiting = [...claimed];
+    await Promise.all(Array.from({ length: SENDS_AT_ONCE }, async () => {
+      for (let message = waiting.shift(); message; message = waiting.shift()) await this.attempt(message);
+    }));
     return claimed.length;
   }
 

@@ -13,6 +13,7 @@ import type { LinkAction } from "./links";
 import { ChannelStatusModel, CreateRuleBody, LinkQuery, ReminderListQuery, ReminderModel, RuleListQuery, RuleModel, UpdateRuleBody, WhatsAppVerifyQuery } from "./model";
 import { PAGE_TEXT, tutorPage } from "./pages";
 import type { ReminderRuntime } from "./runtime";
+import { REMINDER_CHANNEL } from "./dispatcher";
 import * as reminders from "./service";
 import { whatsappEvents } from "./whatsapp-webhook";
 
@@ -66,7 +67,12 @@ export const remindersModule = (context: AppContext, runtime: ReminderRuntime) =
   const rules = new Elysia({ prefix: "/reminder-rules", tags: ["reminders"] as never })
     .use(auth)
     .guard({ auth: ["owner"] as const })
-    .post("/", async ({ actor, body, status }) => status(201, await reminders.createRule(services, actor.clinicId, body)), {
+    .post("/", async ({ actor, body, status }) => {
+      const created = await reminders.createRule(services, actor.clinicId, body);
+      // Every instance's dispatcher plans again now, not at its next idle wake.
+      await database.notify(REMINDER_CHANNEL, "");
+      return status(201, created);
+    }, {
       body: CreateRuleBody,
       response: { 201: RuleModel, ...errorResponses(401, 403, 422) },
       detail: { summary: "Add a reminder rule: what to remind of, how long before, on which channels in order of preference, and the quiet hours" },
