@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Page } from "../api";
 import type { MessageKey } from "../i18n";
 import { DataTable, Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+import { ConsentSection, MessageTable } from "./reminders";
 
 interface Tutor {
   id: string;
@@ -165,6 +166,7 @@ export function TutorPage({ id }: { id: string }) {
     <section aria-labelledby="tutor-title">
       <h1 id="tutor-title">{tutor.data.name}</h1>
       <TutorForm key={tutor.data.id} tutor={tutor.data} onSaved={tutor.reload} />
+      <ConsentSection tutorId={id} />
       <h2>{i18n.t("tutors.patients")}</h2>
       <ul class="plain">
         {patients.data?.data.map((p) => (
@@ -224,6 +226,7 @@ export function PatientPage({ id }: { id: string }) {
   const clinic = useClinic();
   const patient = useLoad(() => api.get<Patient>(`/patients/${id}`), [id]);
   const visits = useLoad(() => api.get<Page<VisitRow>>("/visits", { patient_id: id, limit: 100 }), [id]);
+  const reminders = useLoad(() => api.get<Page<Parameters<typeof MessageTable>[0]["rows"] extends (infer R)[] | undefined ? R : never>>("/reminders", { patient_id: id, limit: 50 }), [id]);
   if (!patient.data) return <p aria-busy="true">{i18n.t("common.loading")}</p>;
   return (
     <section aria-labelledby="patient-title">
@@ -243,6 +246,8 @@ export function PatientPage({ id }: { id: string }) {
         </tr>
       )} />
       <PatientRecord patientId={id} onWeighed={patient.reload} />
+      <h2>{i18n.t("reminders.messages")}</h2>
+      <MessageTable rows={reminders.data?.data} />
     </section>
   );
 }
