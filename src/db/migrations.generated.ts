@@ -23,6 +23,7 @@ import m20 from "../../drizzle/0020_event_fields_before_after.sql" with { type: 
 import m21 from "../../drizzle/0021_audit_trigger_hstore.sql" with { type: "text" };
 import m22 from "../../drizzle/0022_old_aqueduct.sql" with { type: "text" };
 import m23 from "../../drizzle/0023_reminders_audit.sql" with { type: "text" };
+import m24 from "../../drizzle/0024_mcp_reader_reminders.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -49,4 +50,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0021_audit_trigger_hstore", when: 1795682266238, breakpoints: true, sql: m21 },
   { tag: "0022_old_aqueduct", when: 1795835173904, breakpoints: true, sql: m22 },
   { tag: "0023_reminders_audit", when: 1795835175639, breakpoints: true, sql: m23 },
+  { tag: "0024_mcp_reader_reminders", when: 1795836633602, breakpoints: true, sql: m24 },
 ];
