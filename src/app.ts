@@ -39,6 +39,7 @@ import { operationsModule } from "./modules/operations";
 import { patientsModule } from "./modules/patients";
 import { tutorsModule } from "./modules/tutors";
 import { consentsModule } from "./modules/consents";
+import { tutorRightsModule } from "./modules/tutor-rights";
 import { remindersModule } from "./modules/reminders";
 import { createReminderRuntime, LINK_PATHS, whatsappWebhookBody } from "./modules/reminders/runtime";
 import { visitsModule } from "./modules/visits";
@@ -75,6 +76,7 @@ function buildRoutes(context: AppContext) {
         .use(clinicModule(context))
         .use(tutorsModule(context))
         .use(consentsModule(context))
+        .use(tutorRightsModule(context))
         .use(patientsModule(context))
         .use(visitsModule(context))
         .use(notesModule(context))
