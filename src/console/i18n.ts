@@ -287,6 +287,12 @@ const en = {
   "contact.evidence": "How it was given (optional)",
   "contact.history": "History",
   "contact.source": "Source",
+  "rights.title": "The tutor's data",
+  "rights.export": "Download everything held about this tutor (JSON)",
+  "rights.erase": "Erase this tutor's personal data",
+  "rights.eraseExplain": "At the tutor's request (Ley 21.719). Name, RUT, contact data and notes are erased for good; tax documents keep their receiver data for the period the Código Tributario requires, blocked. Nothing more will be sent to the tutor. Type the tutor's name to confirm.",
+  "rights.confirmName": "Tutor's name",
+  "rights.blocked": "Blocked data: this tutor's personal data was erased at their request.",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -578,6 +584,12 @@ const es: Record<MessageKey, string> = {
   "contact.evidence": "Cómo lo dijo (opcional)",
   "contact.history": "Historial",
   "contact.source": "Origen",
+  "rights.title": "Datos del tutor",
+  "rights.export": "Descargar todo lo que la clínica guarda de este tutor (JSON)",
+  "rights.erase": "Eliminar los datos personales de este tutor",
+  "rights.eraseExplain": "A petición del tutor (Ley 21.719). Se eliminan para siempre el nombre, el RUT, los datos de contacto y las notas; los documentos tributarios conservan los datos del receptor durante el plazo que exige el Código Tributario, bloqueados. No se le enviará nada más. Escriba el nombre del tutor para confirmar.",
+  "rights.confirmName": "Nombre del tutor",
+  "rights.blocked": "Dato bloqueado: los datos personales de este tutor se eliminaron a su petición.",
 };
 
 export type Language = "es" | "en";

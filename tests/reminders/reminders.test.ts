@@ -240,6 +240,8 @@ describe("WhatsApp template messages through the stand-in", () => {
     [message] = await messages(`?patient_id=${refused.patientId}`);
     expect(message!.state).toBe("failed");
     expect(message!.error).toContain("100");
+    const events = await t.database.query<{ action: string }>("select action from events where entity_type = 'reminder' and entity_id = $1", [message!.id]);
+    expect(events.map((e) => e.action)).toContain("reminder.failed");
   });
 
   test("a moved appointment's reminder is suppressed and the new time gets its own", async () => {
