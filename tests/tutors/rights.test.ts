@@ -25,6 +25,9 @@ beforeAll(async () => {
   await owner.as("POST", "/api/v1/visits", { json: { patient_id: patientId, scheduled_at: "2026-01-20T12:00:00Z", reason: "Control" } });
   await owner.as("POST", `/api/v1/tutors/${tutorId}/consents`, { json: { channel: "email", purpose: "reminders", granted: true, evidence: `Zoila firmó en el mesón` } });
   await owner.as("PATCH", `/api/v1/tutors/${tutorId}`, { json: { notes: ERASED.notes + " (confirmado)" } });
+  // A vaccination falling due: the morning's vaccination.due event names the tutor and their phone.
+  await owner.as("POST", `/api/v1/patients/${patientId}/vaccinations`, { json: { vaccine: "Felocell", diseases: ["panleukopenia"], next_due_on: "2026-01-18" } });
+  expect(await t.context.webhooks.dueEvents.runOnce()).toBeGreaterThan(0);
 });
 afterAll(async () => {
   await t.close();

@@ -108,6 +108,8 @@ export async function eraseTutor({ database, clock }: RightsContext, clinicId: s
     // Earlier events about the tutor keep which fields changed, not the values.
     await tx.execute(sql.raw(`update events set fields_before = fields_before - ${personal}, fields_after = fields_after - ${personal}, redacted_fields = (select array_agg(distinct f) from unnest(coalesce(redacted_fields, '{}') || (select coalesce(array_agg(k), '{}') from jsonb_object_keys(coalesce(fields_before, '{}') || coalesce(fields_after, '{}')) k where k = any(${personal}))) f) where clinic_id = '${clinicId}' and entity_type = 'tutor' and entity_id = '${tutorId}'`));
     await tx.execute(sql`update events set fields_before = fields_before - array['evidence', 'recipient'], fields_after = fields_after - array['evidence', 'recipient'] where clinic_id = ${clinicId} and entity_type in ('consent_record', 'reminder') and entity_id in (select id from consent_records where tutor_id = ${tutorId} union all select id from reminder_messages where tutor_id = ${tutorId})`);
+    // Time-based events (vaccination.due, alert.due) carry the tutor's name and contact in their thin data.
+    await tx.execute(sql`update events set changes = changes - array['tutor_name', 'tutor_phone', 'tutor_email'] where clinic_id = ${clinicId} and changes ->> 'tutor_id' = ${tutorId}`);
     await tx.execute(sql`delete from idempotency_keys where clinic_id = ${clinicId} and response_body::text like ${`%${tutorId}%`}`);
     await tx.execute(sql`select set_config('app.audit', 'on', true)`);
     const inserted = await tx.execute(sql`
