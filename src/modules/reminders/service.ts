@@ -122,8 +122,8 @@ export async function unsubscribe(ctx: ServiceContext, messageId: string) {
 }
 
 /** Words that, as a whole WhatsApp reply, withdraw consent (any case, accents ignored). */
-const STOP_WORDS = new Set(["BAJA", "STOP", "NO", "DETENER"]);
-export const isStopReply = (text: string) => STOP_WORDS.has(text.normalize("NFD").replace(/\p{M}/gu, "").replace(/[\s.!¡]+/g, " ").trim().toUpperCase());
+const STOP_WORDS: readonly string[] = ["BAJA", "STOP", "NO", "DETENER"];
+export const isStopReply = (text: string) => STOP_WORDS.includes(text.normalize("NFD").replace(/\p{M}/gu, "").replace(/[\s.!¡]+/g, " ").trim().toUpperCase());
 
 /**
  * A reply asking to stop: every tutor with that WhatsApp number, in every clinic this service
