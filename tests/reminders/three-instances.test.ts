@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { POSTGRES_URL } from "../helpers/database";
 import { call, SERVER_STOP_TIMEOUT_MS, startServer, type ServerProcess } from "../helpers/server-process";
 import { useServerStore } from "../helpers/server-store";
@@ -12,10 +12,6 @@ const store = useServerStore("reminders-instances");
 let sink: SmtpSink;
 let standIn: WhatsAppStandIn;
 const servers: ServerProcess[] = [];
-
-beforeAll(() => {
-  if (!onPostgres) return;
-});
 
 const serverEnv = () =>
   store.env({
@@ -124,6 +120,9 @@ test.skipIf(!onPostgres)(
     expect(new Set(standIn.accepted.map((m) => m.to)).size).toBe(1000);
     const [states] = await store.pg!.query<{ total: number; sent: number }>("select count(*)::int as total, count(*) filter (where status = 'sent')::int as sent from reminder_messages");
     expect(states).toEqual({ total: 2000, sent: 2000 });
+    // The killed instance had messages in flight: another took them over once its lease lapsed.
+    const [retaken] = await store.pg!.query<{ n: number }>("select count(*)::int as n from reminder_messages where attempts > 1");
+    expect(retaken!.n).toBeGreaterThan(0);
   },
   240_000,
 );
