@@ -3,11 +3,11 @@ import { POSTGRES_URL } from "../helpers/database";
 import { call, SERVER_STOP_TIMEOUT_MS, startServer, type ServerProcess } from "../helpers/server-process";
 import { useServerStore } from "../helpers/server-store";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink";
-import { startWhatsAppStandIn, type WhatsAppStandIn } from "./whatsapp-standin";
+import { signedNotification, startWhatsAppStandIn, type WhatsAppStandIn } from "./whatsapp-standin";
 
 // Several instances share one outbox only on PostgreSQL (the embedded database has one owner).
 const onPostgres = Boolean(POSTGRES_URL);
-const WA = { token: "kill-test-token", phoneNumberId: "106540352242922" };
+const WA = { token: "kill-test-token", phoneNumberId: "106540352242922", appSecret: "kill-test-app-secret" };
 const store = useServerStore("reminders-instances");
 let sink: SmtpSink;
 let standIn: WhatsAppStandIn;
@@ -20,6 +20,7 @@ const serverEnv = () =>
     WHATSAPP_TOKEN: WA.token,
     WHATSAPP_PHONE_NUMBER_ID: WA.phoneNumberId,
     WHATSAPP_API_URL: standIn.apiUrl,
+    WHATSAPP_APP_SECRET: WA.appSecret,
     REMINDER_RETRY_SCHEDULE: "1s,1s,1s,1s,1s",
     REMINDER_TIMEOUT_MS: "1000",
     PUBLIC_URL: "https://clinica.example",
@@ -166,6 +167,47 @@ test.skipIf(!onPostgres)(
     expect(counts!.sent).toBe(mine().length);
     expect(counts!.suppressed).toBeGreaterThan(0);
     expect(counts!.sent + counts!.suppressed).toBe(400);
+  },
+  180_000,
+);
+
+test.skipIf(!onPostgres)(
+  "a WhatsApp reply to stop (\"Detenér\") stops that number's messages on every instance within a second",
+  async () => {
+    sink ??= await startSmtpSink();
+    standIn ??= startWhatsAppStandIn(WA);
+    while (servers.length < 3) await start();
+    const live = servers.slice(-3);
+    const { token, clinicId } = await ownerOf(live[0]!, "optout-wa@clinica.example");
+    await store.pg!.query(
+      `with tutor as (
+         insert into tutors (id, clinic_id, created_at, updated_at, name, phone) values (gen_random_uuid(), $1, now(), now(), 'Beto', '+56 9 5555 0001') returning id
+       ), consented as (
+         insert into tutor_consents (id, clinic_id, created_at, updated_at, tutor_id, channel, purpose, status, source, recorded_at)
+         select gen_random_uuid(), $1, now(), now(), id, 'whatsapp', 'reminders', 'granted', 'import', now() from tutor returning tutor_id
+       ), pets as (
+         insert into patients (id, clinic_id, created_at, updated_at, tutor_id, name, species)
+         select gen_random_uuid(), $1, now(), now(), tutor_id, 'Mascota ' || i, 'dog' from consented, generate_series(1, 400) i returning id
+       )
+       insert into vaccinations (id, clinic_id, created_at, updated_at, patient_id, vaccine, diseases, next_due_on)
+       select gen_random_uuid(), $1, now(), now(), id, 'Óctuple', '{distemper}', current_date + 3 from pets`,
+      [clinicId],
+    );
+    const mine = () => standIn.accepted.filter((m) => m.to === "56955550001");
+    expect((await call(live[1]!.baseUrl, "POST", "/api/v1/reminder-rules", { token, json: { ...RULE, channels: ["whatsapp"] } })).status).toBe(201);
+    await waitFor("the first messages", () => mine().length >= 20, 60_000);
+    const reply = signedNotification(WA.appSecret, { messages: [{ from: "56955550001", id: "wamid.stop", timestamp: String(Math.floor(Date.now() / 1000)), type: "text", text: { body: "Detenér" } }] });
+    const answered = await fetch(`${live[2]!.baseUrl}/api/v1/integrations/whatsapp/webhook`, { method: "POST", headers: { "content-type": "application/json", "x-hub-signature-256": reply.signature }, body: reply.body });
+    const withdrawnAt = Date.now();
+    expect(answered.status).toBe(200);
+    await waitFor("the run to end", async () => Number((await store.pg!.query<{ n: number }>("select count(*)::int as n from reminder_messages m join tutors t on t.id = m.tutor_id where t.name = 'Beto' and t.clinic_id = $1 and m.status = 'queued'", [clinicId]))[0]!.n) === 0, 60_000);
+    expect(mine().filter((m) => standIn.receivedAt.get(m.id)! > withdrawnAt + 1000)).toHaveLength(0);
+    const [counts] = await store.pg!.query<{ sent: number; suppressed: number }>(
+      "select count(*) filter (where m.status = 'sent')::int as sent, count(*) filter (where m.suppressed_reason = 'consent_withdrawn')::int as suppressed from reminder_messages m join tutors t on t.id = m.tutor_id where t.name = 'Beto' and t.clinic_id = $1",
+      [clinicId],
+    );
+    expect(counts!.sent).toBe(mine().length);
+    expect(counts!.suppressed).toBeGreaterThan(0);
   },
   180_000,
 );
