@@ -129,7 +129,7 @@ export function RemindersPage() {
           </Field>
           <Field label={`${i18n.t("reminders.quiet")} (${clinic.timezone})`}>
             <span>
-              <input name="quiet_start" type="time" value={form.quiet_start} onInput={set("quiet_start")} /> – <input name="quiet_end" type="time" value={form.quiet_end} onInput={set("quiet_end")} />
+              <input name="quiet_start" type="time" aria-label={`${i18n.t("reminders.quiet")}: 1`} value={form.quiet_start} onInput={set("quiet_start")} /> – <input name="quiet_end" type="time" aria-label={`${i18n.t("reminders.quiet")}: 2`} value={form.quiet_end} onInput={set("quiet_end")} />
             </span>
           </Field>
           <Field label={i18n.t("reminders.emailSubject")}>
