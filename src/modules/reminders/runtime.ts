@@ -35,7 +35,8 @@ export function createReminderRuntime({ database, clock, logger, config }: { dat
     dispatcher,
     rawBodies: new WeakMap(),
     start() {
-      if (!settings.dispatch || started) return;
+      // Without a channel there is nothing to send: no LISTEN connection, no timer.
+      if (!settings.dispatch || started || (!channels.email && !channels.whatsapp)) return;
       if (settings.email && !config.publicUrl) logger.warn("PUBLIC_URL is not set: reminder e-mails link to this listener's address, which tutors may not reach");
       started = dispatcher.start().catch((error: unknown) => logger.error("reminder dispatcher did not start", { error: error instanceof Error ? error.message : String(error) }));
     },
