@@ -14,6 +14,10 @@ export const BLOCKED_NAME = "dato bloqueado";
 
 /** The tutor's personal fields: erased on request. */
 const PERSONAL_FIELDS = ["name", "email", "phone", "national_id", "address", "notes"];
+/** A tax document's receiver fields, kept for the Código Tributario's period and shown blocked. */
+const RECEIVER_FIELDS = ["receiver_rut", "receiver_name", "receiver_giro", "receiver_address", "receiver_commune"];
+const blockReceiver = (document: Record<string, unknown>) => Object.fromEntries(Object.entries(document).map(([key, value]) => [key, RECEIVER_FIELDS.includes(key) && value !== null ? BLOCKED_NAME : value]));
+
 /** Columns no export shows: signed XML, keys, hashes. */
 const NEVER_EXPORTED = ["signed_xml", "ted_xml", "private_key_encrypted"];
 
@@ -42,7 +46,7 @@ async function liveTutor(database: Database, clinicId: string, tutorId: string) 
  * consents, the reminders sent, and the event log's entries about any of them.
  */
 export async function exportTutor({ database, clock }: RightsContext, clinicId: string, tutorId: string) {
-  await liveTutor(database, clinicId, tutorId);
+  const current = await liveTutor(database, clinicId, tutorId);
   const strip = `- array[${NEVER_EXPORTED.map((c) => `'${c}'`).join(", ")}]`;
   const ofTutor = (table: string) => rows(database, `select to_jsonb(x) ${strip} as row from ${table} x where x.clinic_id = $1 and x.tutor_id = $2 order by x.created_at, x.id`, [clinicId, tutorId]);
   const ofPatients = (table: string, extra = "") =>
@@ -76,7 +80,8 @@ export async function exportTutor({ database, clock }: RightsContext, clinicId: 
     invoice_items: await ofInvoices("invoice_items"),
     payments: await ofInvoices("payments"),
     refunds: await ofInvoices("refunds"),
-    tax_documents: await ofInvoices("tax_documents"),
+    // An erased tutor's tax documents keep their receiver data only where the law requires it, blocked.
+    tax_documents: (await ofInvoices("tax_documents")).map((document) => (current.blocked_at ? blockReceiver(document) : document)),
     consents: await ofTutor("consent_records"),
     messages,
     events,
