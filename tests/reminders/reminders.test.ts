@@ -28,6 +28,9 @@ beforeAll(async () => {
   };
   t = await createTestApp({ config: { reminders, publicUrl: PUBLIC_URL } });
   owner = await registerClinic(t);
+  // A receiver of the reminders' event types (deliveries stay queued: this app's webhook dispatcher is off).
+  const hook = await owner.as("POST", "/api/v1/webhooks", { json: { url: "http://127.0.0.1:9/hook", events: ["reminder.sent", "reminder.failed", "consent.withdrawn"] } });
+  expect(hook.status, hook.text).toBe(201);
 });
 afterAll(async () => {
   await t.close();
@@ -298,4 +301,9 @@ describe("appointment links", () => {
     expect(tooLate.status).toBe(409);
     expect((await owner.as<{ status: string }>("GET", `/api/v1/visits/${third.body.id}`)).body.status).toBe("scheduled");
   });
+});
+
+test("reminder.sent, reminder.failed and consent.withdrawn are webhook event types: each was queued for the clinic's receiver", async () => {
+  const queued = await t.database.query<{ action: string }>("select distinct e.action from webhook_deliveries d join events e on e.id = d.event_id order by 1");
+  expect(queued.map((row) => row.action)).toEqual(["consent.withdrawn", "reminder.failed", "reminder.sent"]);
 });
