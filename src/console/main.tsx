@@ -10,6 +10,7 @@ import { ConsentPage } from "./pages/consent";
 import { McpPage } from "./pages/mcp";
 import { ActivityPage, RecordRedirect } from "./pages/activity";
 import { WebhooksPage } from "./pages/webhooks";
+import { RemindersPage } from "./pages/reminders";
 import { SettingsPage } from "./pages/settings";
 import { SignIn } from "./pages/sign-in";
 import { TodayPage } from "./pages/today";
@@ -71,6 +72,8 @@ function Screen({ route }: { route: string[] }) {
           <WebhooksPage />
         </OwnerOnly>
       );
+    case "reminders":
+      return <RemindersPage />;
     case "settings":
       return (
         <OwnerOnly>
@@ -92,6 +95,7 @@ function Shell({ console: c }: { console: Console }) {
     ["tutors", i18n.t("nav.tutors")],
     ["due", i18n.t("nav.due")],
     ["billing", i18n.t("nav.billing")],
+    ["reminders", i18n.t("nav.reminders")],
     ...(owner ? ([["activity", i18n.t("nav.activity")], ["webhooks", i18n.t("nav.webhooks")], ["mcp", i18n.t("nav.mcp")], ["settings", i18n.t("nav.settings")]] as [string, string][]) : []),
   ];
   const current = route[0] === "patients" ? "tutors" : route[0] === "visits" || route[0] === "notes" ? "today" : route[0] === "invoices" ? "billing" : (route[0] ?? "today");
