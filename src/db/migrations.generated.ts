@@ -24,7 +24,7 @@ import m21 from "../../drizzle/0021_audit_trigger_hstore.sql" with { type: "text
 import m22 from "../../drizzle/0022_invoice_tax_rate_credited.sql" with { type: "text" };
 import m23 from "../../drizzle/0023_refund_credit_note.sql" with { type: "text" };
 import m24 from "../../drizzle/0024_webhook_attempts.sql" with { type: "text" };
-import m25 from "../../drizzle/0025_unusual_vermin.sql" with { type: "text" };
+import m25 from "../../drizzle/0025_reminders_consents_rights.sql" with { type: "text" };
 import m26 from "../../drizzle/0026_reminders_audit.sql" with { type: "text" };
 import m27 from "../../drizzle/0027_mcp_reader_reminders.sql" with { type: "text" };
 
@@ -54,7 +54,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0022_invoice_tax_rate_credited", when: 1795833753079, breakpoints: true, sql: m22 },
   { tag: "0023_refund_credit_note", when: 1795834041609, breakpoints: true, sql: m23 },
   { tag: "0024_webhook_attempts", when: 1795837199618, breakpoints: true, sql: m24 },
-  { tag: "0025_unusual_vermin", when: 1795838346669, breakpoints: true, sql: m25 },
+  { tag: "0025_reminders_consents_rights", when: 1795838346669, breakpoints: true, sql: m25 },
   { tag: "0026_reminders_audit", when: 1795838348125, breakpoints: true, sql: m26 },
   { tag: "0027_mcp_reader_reminders", when: 1795838349765, breakpoints: true, sql: m27 },
 ];
