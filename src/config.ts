@@ -55,6 +55,8 @@ export interface WebhookSettings {
   /** Plain http URLs are accepted only outside production. */
   allowHttp: boolean;
   timeoutMs: number;
+  /** Webhooks one clinic may have (WEBHOOK_MAX_ENDPOINTS, default 20). */
+  maxEndpoints?: number;
   /** Time-based events (`vaccination.due`, `alert.due`): for what falls due within this many days (WEBHOOK_DUE_DAYS)… */
   dueDays: number;
   /** …written each day from this hour in the clinic's time zone (WEBHOOK_DUE_HOUR). */
@@ -62,6 +64,8 @@ export interface WebhookSettings {
   /** Events older than this many days are deleted daily with their finished deliveries (EVENTS_RETENTION_DAYS); unset: kept forever. */
   eventsRetentionDays?: number | null;
 }
+
+export const DEFAULT_WEBHOOK_MAX_ENDPOINTS = 20;
 
 /** The Standard Webhooks schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
 export const DEFAULT_RETRY_SCHEDULE = "0s,5s,5m,30m,2h,5h,10h,14h,20h,24h";
@@ -202,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
       allowedNetworks: listFrom(env.WEBHOOK_ALLOWED_NETWORKS),
       allowHttp: env.NODE_ENV !== "production",
       timeoutMs: intFrom(env, "WEBHOOK_TIMEOUT_MS", 15_000, 100),
+      maxEndpoints: intFrom(env, "WEBHOOK_MAX_ENDPOINTS", DEFAULT_WEBHOOK_MAX_ENDPOINTS, 1),
       dueDays: intFrom(env, "WEBHOOK_DUE_DAYS", 7),
       dueHour: Math.min(23, intFrom(env, "WEBHOOK_DUE_HOUR", 8)),
       eventsRetentionDays: env.EVENTS_RETENTION_DAYS ? intFrom(env, "EVENTS_RETENTION_DAYS", 0, 1) : null,

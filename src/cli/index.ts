@@ -53,7 +53,7 @@ Environment (docs/configuration.md describes each):
   Audit        EVENTS_RETENTION_DAYS (unset: events kept forever)
   Webhooks     WEBHOOK_RETRY_SCHEDULE (0s,5s,5m,30m,2h,5h,10h,14h,20h,24h), WEBHOOK_TIMEOUT_MS
                (15000), WEBHOOK_ALLOWED_NETWORKS, WEBHOOK_DISPATCHER (on; off),
-               WEBHOOK_DUE_DAYS (7), WEBHOOK_DUE_HOUR (8)
+               WEBHOOK_DUE_DAYS (7), WEBHOOK_DUE_HOUR (8), WEBHOOK_MAX_ENDPOINTS (20)
   Memory       MEMORY_SOFT_LIMIT_MB (384; 0: never)
   NODE_ENV     production: secrets must be given, webhook URLs must be https`;
 

@@ -23,6 +23,7 @@ import m20 from "../../drizzle/0020_event_fields_before_after.sql" with { type: 
 import m21 from "../../drizzle/0021_audit_trigger_hstore.sql" with { type: "text" };
 import m22 from "../../drizzle/0022_invoice_tax_rate_credited.sql" with { type: "text" };
 import m23 from "../../drizzle/0023_refund_credit_note.sql" with { type: "text" };
+import m24 from "../../drizzle/0024_webhook_attempts.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -49,4 +50,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0021_audit_trigger_hstore", when: 1795682266238, breakpoints: true, sql: m21 },
   { tag: "0022_invoice_tax_rate_credited", when: 1795833753079, breakpoints: true, sql: m22 },
   { tag: "0023_refund_credit_note", when: 1795834041609, breakpoints: true, sql: m23 },
+  { tag: "0024_webhook_attempts", when: 1795837199618, breakpoints: true, sql: m24 },
 ];

@@ -133,14 +133,14 @@ function PatientForm({ tutorId, patient, onSaved }: { tutorId: string; patient?:
         <Field label={i18n.t("patients.species")}>
           <select name="species" value={form.species} onChange={(e) => setForm({ ...form, species: e.currentTarget.value })}>
             {SPECIES.map((s) => (
-              <option value={s}>{s}</option>
+              <option value={s}>{i18n.label("species", s)}</option>
             ))}
           </select>
         </Field>
         <Field label={i18n.t("patients.sex")}>
           <select name="sex" value={form.sex} onChange={(e) => setForm({ ...form, sex: e.currentTarget.value })}>
             {SEXES.map((s) => (
-              <option value={s}>{s}</option>
+              <option value={s}>{i18n.label("sex", s)}</option>
             ))}
           </select>
         </Field>
@@ -169,7 +169,7 @@ export function TutorPage({ id }: { id: string }) {
       <ul class="plain">
         {patients.data?.data.map((p) => (
           <li>
-            <a href={`#/patients/${p.id}`}>{p.name}</a> <span class="muted">{p.species}</span>
+            <a href={`#/patients/${p.id}`}>{p.name}</a> <span class="muted">{i18n.label("species", p.species)}</span>
           </li>
         ))}
       </ul>
@@ -208,7 +208,7 @@ export function InvoiceTable({ rows }: { rows: InvoiceRow[] }) {
               <a href={`#/invoices/${invoice.id}`}>{i18n.dateTime(invoice.created_at, clinic.timezone)}</a>
             </td>
             <td>
-              <span class={`badge ${invoice.status}`}>{invoice.status}</span>
+              <span class={`badge ${invoice.status}`}>{i18n.label("invoiceStatus", invoice.status)}</span>
             </td>
             <td class="num">{i18n.money(invoice.total_amount, invoice.currency)}</td>
             <td class="num">{i18n.money(invoice.balance, invoice.currency)}</td>
@@ -223,13 +223,14 @@ export function PatientPage({ id }: { id: string }) {
   const { api, i18n } = useConsole();
   const clinic = useClinic();
   const patient = useLoad(() => api.get<Patient>(`/patients/${id}`), [id]);
+  const tutor = useLoad(() => (patient.data ? api.get<Tutor>(`/tutors/${patient.data.tutor_id}`) : Promise.resolve(undefined)), [patient.data?.tutor_id]);
   const visits = useLoad(() => api.get<Page<VisitRow>>("/visits", { patient_id: id, limit: 100 }), [id]);
   if (!patient.data) return <p aria-busy="true">{i18n.t("common.loading")}</p>;
   return (
     <section aria-labelledby="patient-title">
       <h1 id="patient-title">{patient.data.name}</h1>
       <p>
-        <a href={`#/tutors/${patient.data.tutor_id}`}>{i18n.t("today.tutor")}</a>
+        {i18n.t("today.tutor")}: <a href={`#/tutors/${patient.data.tutor_id}`}>{tutor.data?.name ?? "…"}</a> · {i18n.label("species", patient.data.species)} · {i18n.label("sex", patient.data.sex)}
       </p>
       <PatientForm key={patient.data.id} tutorId={patient.data.tutor_id} patient={patient.data} onSaved={patient.reload} />
       <h2>{i18n.t("patients.visits")}</h2>
