@@ -341,8 +341,8 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
     const refundedAt = new Date(now.getTime() - HOUR);
     payment.refunded_amount = payment.amount;
     refundRows.push({ ...stamp(refundedAt), id: newId(), payment_id: payment.id!, invoice_id: invoice.id!, amount: payment.amount, currency: "CLP", reason: "Venta anulada con nota de crédito", refunded_at: refundedAt });
-    Object.assign(invoice, { status: "credited", paid_amount: 0, paid_at: null });
-    documentRows.push({ ...stamp(), id: newId(), invoice_id: credited.invoice_id, doc_type: 61, folio: ++folios[61], referenced_document_id: credited.id!, currency: "CLP", net_amount: credited.net_amount, tax_amount: credited.tax_amount, total_amount: credited.total_amount, issued_at: now });
+    Object.assign(invoice, { status: "credited", paid_amount: 0, credited_amount: invoice.total_amount, paid_at: null });
+    documentRows.push({ ...stamp(), id: newId(), invoice_id: credited.invoice_id, doc_type: 61, folio: ++folios[61], referenced_document_id: credited.id!, reference_code: 1, currency: "CLP", net_amount: credited.net_amount, tax_amount: credited.tax_amount, total_amount: credited.total_amount, issued_at: now });
   }
   for (let i = 0; i < invoiceRows.length; i += 200) await db.insert(invoices).values(invoiceRows.slice(i, i + 200));
   for (let i = 0; i < itemRows.length; i += 300) await db.insert(invoiceItems).values(itemRows.slice(i, i + 300));
