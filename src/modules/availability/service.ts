@@ -45,19 +45,21 @@ export function assertDayRange(from: string, to: string, pathPrefix = "query") {
  * closures, time off, live visits with their buffers, rooms.
  */
 export async function findSlots(ctx: ServiceContext, clinicId: string, rules: SlotRules & { vet_ids: string[] }, request: AvailabilityRequest): Promise<{ slots: Slot[]; timezone: string }> {
-  const timeZone = await clinicTimeZone(ctx, clinicId);
-  const settings = await getCalendarSettings(ctx, clinicId);
+  const vetConditions = [eq(users.clinic_id, clinicId), isNull(users.deleted_at)];
+  if (rules.vet_ids.length) vetConditions.push(inArray(users.id, rules.vet_ids));
+  else vetConditions.push(eq(users.role, "vet"));
+  if (request.vetId) vetConditions.push(eq(users.id, request.vetId));
+  const [timeZone, settings, vetRows] = await Promise.all([
+    clinicTimeZone(ctx, clinicId),
+    getCalendarSettings(ctx, clinicId),
+    ctx.db.select({ id: users.id }).from(users).where(and(...vetConditions)).orderBy(users.id),
+  ]);
   const rangeStart = startOfDayInZone(request.from, timeZone);
   const rangeEnd = startOfDayInZone(addDays(request.to, 1), timeZone);
   // Visits and time off reaching into the range: none lasts more than a day and its buffers.
   const reachStart = new Date(rangeStart.getTime() - 2 * DAY);
   const reachEnd = new Date(rangeEnd.getTime() + 2 * DAY);
 
-  const vetConditions = [eq(users.clinic_id, clinicId), isNull(users.deleted_at)];
-  if (rules.vet_ids.length) vetConditions.push(inArray(users.id, rules.vet_ids));
-  else vetConditions.push(eq(users.role, "vet"));
-  if (request.vetId) vetConditions.push(eq(users.id, request.vetId));
-  const vetRows = await ctx.db.select({ id: users.id }).from(users).where(and(...vetConditions)).orderBy(users.id);
   const vetIds = vetRows.map((v) => v.id);
   if (!vetIds.length) return { slots: [], timezone: timeZone };
 
