@@ -289,19 +289,39 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
       notes: null,
     };
   });
-  // A vet sees one patient at a time: a visit that would overlap the vet's previous one starts when it ends.
-  const byVetAndTime = [...visitRows].sort((a, b) => a.vet_id.localeCompare(b.vet_id) || a.scheduled_at.getTime() - b.scheduled_at.getTime());
-  for (let i = 1; i < byVetAndTime.length; i++) {
-    const previous = byVetAndTime[i - 1]!;
-    const visit = byVetAndTime[i]!;
-    const free = previous.scheduled_at.getTime() + 30 * MINUTE;
-    if (visit.vet_id === previous.vet_id && visit.scheduled_at.getTime() < free) {
-      const shift = free - visit.scheduled_at.getTime();
-      visit.scheduled_at = new Date(free);
+  // A vet sees one patient at a time: a live visit at the very minute of another of its vet's goes
+  // to a vet free then, and each visit ends after 30 minutes or when its vet's next one starts.
+  // Cancelled and no-show visits hold no time.
+  const holding = visitRows.filter((visit) => visit.status !== "cancelled" && visit.status !== "no_show");
+  const taken = new Set<string>();
+  const opensAt = (instant: Date) => {
+    const local = new Intl.DateTimeFormat("en-GB", { timeZone: DEMO_TIME_ZONE, weekday: "short", hour: "2-digit", hourCycle: "h23" }).formatToParts(instant);
+    const hours = OPENING_HOURS[["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].indexOf(local.find((p) => p.type === "weekday")!.value)];
+    const hour = Number(local.find((p) => p.type === "hour")!.value);
+    return !!hours && hour >= hours[0] && hour < hours[1];
+  };
+  for (const visit of holding) {
+    // The same minute, else the nearest quarter hour still inside the opening hours.
+    for (const shift of [0, 15, -15, 30, -30, 45, -45, 60, -60, 75, -75, 90, -90]) {
+      const at = visit.scheduled_at.getTime() + shift * MINUTE;
+      const free = [visit.vet_id, ...vetIds].find((vet) => !taken.has(`${vet}|${at}`));
+      if (!free || !opensAt(new Date(at))) continue;
+      visit.vet_id = free;
+      visit.scheduled_at = new Date(at);
       if (visit.started_at) visit.started_at = visit.scheduled_at;
-      if (visit.completed_at) visit.completed_at = new Date(visit.completed_at.getTime() + shift);
+      if (visit.completed_at) visit.completed_at = new Date(at + 30 * MINUTE);
+      taken.add(`${free}|${at}`);
+      break;
     }
   }
+  const endsAt = new Map<string, Date>();
+  const byVetAndTime = [...holding].sort((a, b) => a.vet_id.localeCompare(b.vet_id) || a.scheduled_at.getTime() - b.scheduled_at.getTime());
+  byVetAndTime.forEach((visit, i) => {
+    const next = byVetAndTime[i + 1];
+    const end = visit.scheduled_at.getTime() + 30 * MINUTE;
+    endsAt.set(visit.id, new Date(next && next.vet_id === visit.vet_id ? Math.min(end, next.scheduled_at.getTime()) : end));
+  });
+  for (const visit of visitRows) Object.assign(visit, { ends_at: endsAt.get(visit.id) ?? new Date(visit.scheduled_at.getTime() + 30 * MINUTE) });
   await db.insert(visits).values(visitRows);
 
   const tutorOf = new Map(patientRows.map((p) => [p.id, p.tutor_id]));
