@@ -13,9 +13,9 @@ DROP INDEX "vitals_clinic_patient_idx";--> statement-breakpoint
 DROP INDEX "webhook_endpoints_clinic_created_idx";--> statement-breakpoint
 CREATE INDEX "alerts_clinic_updated_idx" ON "alerts" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
 CREATE INDEX "patients_clinic_updated_idx" ON "patients" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
-CREATE INDEX "patients_clinic_name_trgm_idx" ON "patients" USING gin ("clinic_id",fold_name("name") gin_trgm_ops) WHERE "patients"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX "patients_clinic_name_trgm_idx" ON "patients" USING gin ("clinic_id",fold_name("name") gin_trgm_ops) WITH (fastupdate=false) WHERE "patients"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX "tutors_clinic_updated_idx" ON "tutors" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
-CREATE INDEX "tutors_clinic_name_trgm_idx" ON "tutors" USING gin ("clinic_id",fold_name("name") gin_trgm_ops) WHERE "tutors"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX "tutors_clinic_name_trgm_idx" ON "tutors" USING gin ("clinic_id",fold_name("name") gin_trgm_ops) WITH (fastupdate=false) WHERE "tutors"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX "visits_clinic_updated_idx" ON "visits" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
 CREATE INDEX "invoices_clinic_visit_idx" ON "invoices" USING btree ("clinic_id","visit_id") WHERE "invoices"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX "invoices_clinic_updated_idx" ON "invoices" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint

@@ -46,5 +46,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0019_audit_sii_tables", when: 1795674675533, breakpoints: true, sql: m19 },
   { tag: "0020_event_fields_before_after", when: 1795682254112, breakpoints: true, sql: m20 },
   { tag: "0021_audit_trigger_hstore", when: 1795682266238, breakpoints: true, sql: m21 },
-  { tag: "0022_clinic_first_indexes", when: 1795834058959, breakpoints: true, sql: m22 },
+  { tag: "0022_clinic_first_indexes", when: 1795834621930, breakpoints: true, sql: m22 },
 ];

@@ -22,7 +22,9 @@ export const tutors = pgTable(
     index("tutors_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     // Search is accent- and case-insensitive: trigrams over fold_name(name) (migration 0005 defines
     // it), keyed by the clinic too (btree_gin), so a search reads only its clinic's matches.
-    index("tutors_clinic_name_trgm_idx").using("gin", t.clinic_id, sql`fold_name(${t.name}) gin_trgm_ops`).where(live(t)),
+    // Without fastupdate: a GIN pending list is only merged by VACUUM, which the embedded database
+    // never runs, and a search scans all of it; names change rarely, so each write merges its own.
+    index("tutors_clinic_name_trgm_idx").using("gin", t.clinic_id, sql`fold_name(${t.name}) gin_trgm_ops`).with({ fastupdate: false }).where(live(t)),
   ],
 );
 
@@ -48,7 +50,7 @@ export const patients = pgTable(
     index("patients_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
     // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
     index("patients_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
-    index("patients_clinic_name_trgm_idx").using("gin", t.clinic_id, sql`fold_name(${t.name}) gin_trgm_ops`).where(live(t)),
+    index("patients_clinic_name_trgm_idx").using("gin", t.clinic_id, sql`fold_name(${t.name}) gin_trgm_ops`).with({ fastupdate: false }).where(live(t)),
   ],
 );
 
