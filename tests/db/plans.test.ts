@@ -92,7 +92,7 @@ const SAMPLES: Record<string, (route: string) => string> = {
   from: () => "2026-06-01",
   to: () => "2026-07-01",
   status: (route) => ({ "/api/v1/visits": "completed", "/api/v1/operations/visits": "completed", "/api/v1/alerts": "active", "/api/v1/billing/invoices": "paid" })[route] ?? "accepted",
-  kind: (route) => (route.endsWith("/timeline") ? "visit,invoice" : "vaccine_due"),
+  kind: (route) => ({ "/api/v1/patients/:id/timeline": "visit,invoice", "/api/v1/reminders": "vaccination_due" })[route] ?? "vaccine_due",
   species: () => "cat",
   patient_id: () => ids.patient!,
   tutor_id: () => ids.tutor!,
@@ -110,6 +110,10 @@ const SAMPLES: Record<string, (route: string) => string> = {
   api_key_id: () => ids.key!,
   tool: () => "query_database",
   outcome: () => "blocked",
+  state: () => "queued",
+  channel: () => "email",
+  // No rule exists: the plan, not the answer, is what is checked.
+  rule_id: () => "00000000-0000-7000-8000-000000000000",
   updated_since: () => new Date(Date.parse(NOW) - 7 * 86_400_000).toISOString(),
 };
 /** Paging fields, not filters; the offset form counts the whole list by design. */
