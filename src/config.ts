@@ -16,7 +16,12 @@ export interface Config {
   secretsKey: string;
   /** A PEM file of extra public keys trusted for CAF signatures (tests and development): their CAFs issue `environment: "test"` documents. */
   siiTestCafKeysFile: string | null;
-  cookieSecure: boolean;
+  /** Whether the refresh cookie is `Secure`: "auto" follows the request's scheme (https directly, or from a trusted proxy). */
+  cookieSecure: CookieSecure;
+  /** Proxies whose `X-Forwarded-Proto` and `X-Forwarded-For` are believed (IPs or CIDRs, TRUSTED_PROXIES). */
+  trustedProxies: string[];
+  /** Who may open a clinic through POST /auth/register (REGISTRATION). */
+  registration: RegistrationPolicy;
   quotaFlushMs: number;
   queryTimeoutMs: number;
   queryMaxRows: number;
@@ -42,6 +47,25 @@ export interface Config {
   /** Resident memory above which the served process runs a full collection (0: never). */
   memorySoftLimitMb: number;
   webhooks: WebhookSettings;
+}
+
+export type CookieSecure = "auto" | boolean;
+export type RegistrationPolicy = "closed" | "open" | "invite";
+
+/** REGISTRATION: `closed` (default: clinics come from the setup link, create-owner or the demo), `open`, or `invite`. */
+export function registrationFrom(raw: string | undefined): RegistrationPolicy {
+  const value = (raw ?? "").trim().toLowerCase() || "closed";
+  if (value !== "closed" && value !== "open" && value !== "invite") throw new Error(`REGISTRATION must be closed, open or invite (got "${raw}")`);
+  return value;
+}
+
+/** COOKIE_SECURE: `auto` (default), `true` or `false`. */
+export function cookieSecureFrom(raw: string | undefined): CookieSecure {
+  const value = (raw ?? "").trim().toLowerCase() || "auto";
+  if (value === "auto") return "auto";
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new Error(`COOKIE_SECURE must be auto, true or false (got "${raw}")`);
 }
 
 /** Webhook delivery (WEBHOOK_* settings). */
@@ -169,6 +193,8 @@ export function loadConfig(env: Env = process.env): Config {
   const level = (env.LOG_LEVEL || "info") as LogLevel;
   if (!["debug", "info", "warn", "error", "silent"].includes(level)) throw new Error(`LOG_LEVEL "${level}" is unknown`);
   if (env.NODE_ENV === "production" && !env.SECRETS_KEY) throw new Error("SECRETS_KEY is required when NODE_ENV=production");
+  // Every absolute URL the service builds (OAuth metadata, the setup link) comes from it, never from a request's Host.
+  if (env.NODE_ENV === "production" && !env.PUBLIC_URL?.trim()) throw new Error("PUBLIC_URL is required when NODE_ENV=production (the service's public origin, such as https://clinic.example.com)");
   return {
     port: intFrom(env, "PORT", 3000),
     host: env.HOST || "0.0.0.0",
@@ -183,7 +209,9 @@ export function loadConfig(env: Env = process.env): Config {
       return value;
     },
     siiTestCafKeysFile: env.SII_TEST_CAF_KEYS ? resolve(env.SII_TEST_CAF_KEYS) : null,
-    cookieSecure: env.COOKIE_SECURE !== "false",
+    cookieSecure: cookieSecureFrom(env.COOKIE_SECURE),
+    trustedProxies: listFrom(env.TRUSTED_PROXIES),
+    registration: registrationFrom(env.REGISTRATION),
     quotaFlushMs: intFrom(env, "QUOTA_FLUSH_MS", 2000, 10),
     queryTimeoutMs: intFrom(env, "QUERY_TIMEOUT_MS", 5000, 1),
     queryMaxRows: intFrom(env, "QUERY_MAX_ROWS", 1000, 1),

@@ -1,10 +1,11 @@
 import { createApp, listenerOptions } from "../app";
-import { loadConfig } from "../config";
+import { loadConfig, type Config } from "../config";
 import { beginOpeningDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { createLogger } from "../lib/logger";
 import { MemoryGovernor } from "../lib/memory-governor";
 import { MigrationFailedError } from "./startup-errors";
+import { isLoopbackHost } from "../http/rate-limit";
 
 /** How long shutdown waits for in-flight requests before closing anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -25,6 +26,15 @@ class StartupPhases {
     this.last = now;
     return { ...this.ms, total: Math.round(now) };
   }
+}
+
+/**
+ * The start-up warning for a listener others can reach over plain http (no https PUBLIC_URL in
+ * front): the LAN's other machines see passwords and tokens in clear.
+ */
+export function plainHttpWarning(config: Pick<Config, "host" | "publicUrl">): string | null {
+  if (isLoopbackHost(config.host) || config.publicUrl?.startsWith("https:")) return null;
+  return "sessions work, but passwords cross the LAN in clear: put TLS in front, see Deployment";
 }
 
 /** Serves: read the environment, migrate, listen, and stop cleanly on SIGINT/SIGTERM. */
@@ -91,6 +101,8 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
     data: database.location,
     startup_ms: phases.end("listen"),
   });
+  const warning = plainHttpWarning(config);
+  if (warning) logger.warn(warning, { host: config.host, port });
   // After listening, so a large table's first ANALYZE never delays /ready.
   context.statistics.start();
   // After migrating: webhook delivery and the morning's due events read the new tables.

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { AppError } from "../lib/errors";
 import { MINUTE, type Clock } from "../lib/clock";
 import { SlidingWindowLog } from "../lib/sliding-window";
@@ -23,6 +24,52 @@ function tooMany(code: "TOO_MANY_ATTEMPTS" | "RATE_LIMIT_EXCEEDED", message: str
 /** The caller's address as the listener saw it ("local" for a request handled in process). */
 export function clientIp(server: { requestIP(r: Request): { address: string } | null } | null, request: Request): string {
   return server?.requestIP(request)?.address ?? "local";
+}
+
+type Listener = { requestIP(r: Request): { address: string } | null } | null;
+
+const parsedAddress = (address: string): ipaddr.IPv4 | ipaddr.IPv6 | null => {
+  if (!ipaddr.isValid(address)) return null;
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+};
+
+/**
+ * The reverse proxies in front of the service (TRUSTED_PROXIES: IPs or CIDRs). Only a request
+ * that reached the service from one of them may say, in `X-Forwarded-Proto`, that the browser
+ * spoke https; anyone else's header is ignored.
+ */
+export class TrustedProxies {
+  private readonly ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+  constructor(entries: readonly string[]) {
+    this.ranges = entries.map((entry) => {
+      try {
+        return entry.includes("/") ? ipaddr.parseCIDR(entry) : ([parsedAddress(entry)!, parsedAddress(entry)!.kind() === "ipv4" ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number]);
+      } catch {
+        throw new Error(`TRUSTED_PROXIES must be a comma list of IP addresses or CIDRs such as 10.0.0.1,172.16.0.0/12 (got "${entry}")`);
+      }
+    });
+  }
+
+  trusts(address: string): boolean {
+    const parsed = parsedAddress(address);
+    return !!parsed && this.ranges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
+  }
+
+  /** Whether the browser reached the service over https: directly, or through a trusted proxy that says so. */
+  isHttps(server: Listener, request: Request): boolean {
+    if (new URL(request.url).protocol === "https:") return true;
+    const forwarded = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
+    return forwarded === "https" && this.trusts(clientIp(server, request));
+  }
+}
+
+/** Whether a listener on `host` can be reached only from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === "localhost") return true;
+  const parsed = parsedAddress(host.replace(/^\[|\]$/g, ""));
+  return !!parsed && parsed.range() === "loopback";
 }
 
 /**

@@ -19,6 +19,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // The stand-in SII of the tests: CAFs it signs are trusted (environment "test").
     siiTestCafKeysFile: testCafKeysFile(),
     cookieSecure: true,
+    trustedProxies: [],
+    // Most tests register clinics of their own; the registration tests set it back to closed.
+    registration: "open",
     quotaFlushMs: 2000,
     queryTimeoutMs: 5000,
     queryMaxRows: 1000,

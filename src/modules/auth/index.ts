@@ -2,28 +2,35 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses } from "../../http/common-model";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/access-token";
-import { clientIp } from "../../http/rate-limit";
+import { clientIp, TrustedProxies } from "../../http/rate-limit";
 import { ChangePasswordBody, LoginBody, MeModel, RegisterBody, SessionModel } from "./model";
 import * as auth from "./service";
 import { normalizeEmail } from "../users/service";
+import { AppError } from "../../lib/errors";
 
 export const REFRESH_COOKIE = "service_refresh";
 
 export const authModule = (app: AppContext) => {
   const { services, rateLimits, config } = app;
-  const cookieOptions = {
+  const proxies = new TrustedProxies(config.trustedProxies);
+  /**
+   * The refresh cookie's attributes. `Secure` follows COOKIE_SECURE; with `auto`, it is set when
+   * the browser spoke https (a `Secure` cookie sent over plain http on the clinic's LAN would be
+   * dropped, signing everyone out at each reload).
+   */
+  const cookieOptionsFor = (server: Parameters<TrustedProxies["isHttps"]>[0], request: Request) => ({
     httpOnly: true,
     sameSite: "strict" as const,
     path: "/api/v1/auth",
-    secure: config.cookieSecure,
-  };
+    secure: config.cookieSecure === "auto" ? proxies.isHttps(server, request) : config.cookieSecure,
+  });
   return new Elysia({ prefix: "/auth", tags: ["auth"] as never })
     .use(app.auth)
     .model({ Session: SessionModel })
-    .resolve(({ cookie, signAccessToken }) => ({
+    .resolve(({ cookie, signAccessToken, server, request }) => ({
       /** Turns a service session into the response body and the rotated refresh cookie. */
       startSession: async (session: auth.Session) => {
-        cookie[REFRESH_COOKIE]!.set({ value: session.refreshToken, maxAge: auth.REFRESH_TOKEN_TTL_MS / 1000, ...cookieOptions });
+        cookie[REFRESH_COOKIE]!.set({ value: session.refreshToken, maxAge: auth.REFRESH_TOKEN_TTL_MS / 1000, ...cookieOptionsFor(server, request) });
         const access_token = await signAccessToken({ sub: session.user.id, clinic_id: session.clinic.id, role: session.user.role });
         return { access_token, token_type: "Bearer" as const, expires_in: ACCESS_TOKEN_TTL_SECONDS, user: session.user, clinic: session.clinic };
       },
@@ -32,9 +39,14 @@ export const authModule = (app: AppContext) => {
       "/register",
       async ({ body, request, server, set, status, startSession }) => {
         Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
+        if (config.registration === "closed") throw new AppError("REGISTRATION_CLOSED", "This server does not take registrations; its administrator adds clinics");
         return status(201, await startSession(await auth.register(services, body)));
       },
-      { body: RegisterBody, response: { 201: SessionModel, ...errorResponses(400, 409, 413, 422, 429) }, detail: { summary: "Create a clinic and its owner", "x-rate-limited": true, "x-session-cookie": true } },
+      {
+        body: RegisterBody,
+        response: { 201: SessionModel, ...errorResponses(400, 403, 409, 413, 422, 429) },
+        detail: { summary: "Create a clinic and its owner (when the server's REGISTRATION allows it)", "x-rate-limited": true, "x-session-cookie": true, "x-statuses": { "403": "REGISTRATION_CLOSED: REGISTRATION is closed" } },
+      },
     )
     .post(
       "/login",
@@ -58,9 +70,9 @@ export const authModule = (app: AppContext) => {
     )
     .post(
       "/logout",
-      async ({ actor, cookie, status }) => {
+      async ({ actor, cookie, status, server, request }) => {
         await auth.logout(services, actor.userId, cookie[REFRESH_COOKIE]?.value as string | undefined);
-        cookie[REFRESH_COOKIE]!.set({ value: "", maxAge: 0, ...cookieOptions });
+        cookie[REFRESH_COOKIE]!.set({ value: "", maxAge: 0, ...cookieOptionsFor(server, request) });
         return status(204, undefined);
       },
       { auth: true, response: { 204: t.Void(), ...errorResponses(401) }, detail: { summary: "End the session family and clear the cookie", "x-rate-limited": true, "x-session-cookie": true } },
