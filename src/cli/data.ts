@@ -33,7 +33,7 @@ function prepareEmbeddedTarget(config: Config, force: boolean, clock: Clock): st
 /** `vet-clinic backup`: one backup of the embedded database now, while no server runs. */
 export async function backupCommand(config: Config, clock: Clock, { compiledPostgres }: EarlyStart = {}): Promise<BackupSidecar> {
   if (config.databaseUrl) throw new Error("backup works on the embedded database; back up PostgreSQL with pg_dump or your provider's backups");
-  return withDatabase({ dataDir: config.dataDir, migrate: true, compiledPostgres }, (database) => new BackupStore(database, clock, config.backup).backupNow());
+  return withDatabase({ dataDir: config.dataDir, migrate: true, compiledPostgres }, (database) => new BackupStore(database, clock, config.backup).backupNow("manual"));
 }
 
 /** `vet-clinic restore FILE [--force]`: checks the file, then loads it into the configured database. */

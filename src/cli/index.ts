@@ -25,6 +25,8 @@ Commands:
                              Create a clinic and its owner (password also from OWNER_PASSWORD)
   reset-password --email E   Set a new password for a user (from NEW_PASSWORD, or one line on
                              standard input) and end all of their sessions
+  admin grant|revoke EMAIL   Make a user an install administrator (backups, invitations: the
+                             whole install), or no longer one; the last one is kept
   backup                     Write a backup of the embedded database to BACKUP_DIR now (while
                              the server runs, use POST /api/v1/admin/backups instead)
   restore FILE [--force]     Check a backup and load it into an empty DATA_DIR (--force: move the
@@ -113,6 +115,15 @@ export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = 
       return withConfiguredDatabase(async (database) => {
         const result = await resetPassword({ db: database.db, clock: systemClock }, values.email!, password);
         console.log(JSON.stringify({ msg: "password reset; every session of the user has ended", ...result }));
+      });
+    }
+    case "admin": {
+      const [, action, email] = positionals;
+      if ((action !== "grant" && action !== "revoke") || !email) throw new Error("admin needs grant or revoke and an EMAIL: admin grant owner@clinic.cl");
+      const { setInstallAdmin } = await import("../modules/users/service");
+      return withConfiguredDatabase(async (database) => {
+        const result = await setInstallAdmin({ db: database.db, clock: systemClock }, email, action === "grant");
+        console.log(JSON.stringify({ msg: action === "grant" ? "install administrator granted" : "install administrator revoked", ...result }));
       });
     }
     case "backup": {

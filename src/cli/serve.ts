@@ -6,6 +6,7 @@ import { createLogger } from "../lib/logger";
 import { MemoryGovernor } from "../lib/memory-governor";
 import { MigrationFailedError } from "./startup-errors";
 import { isLoopbackHost } from "../http/rate-limit";
+import { hasAnyUser } from "../modules/auth/service";
 
 /** How long shutdown waits for in-flight requests before closing anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -101,6 +102,12 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
     data: database.location,
     startup_ms: phases.end("listen"),
   });
+  if (!(await hasAnyUser(context.services))) {
+    // The first run: whoever has the server's output (its operator) creates the first account.
+    const setupUrl = `${config.publicUrl ?? baseUrl}/setup#${context.setup.issue()}`;
+    logger.announce("no account exists yet: open the setup link to create the clinic and its owner (valid 1 hour, once)", { setup_url: setupUrl });
+    process.stdout.write(`\nFirst run: open ${setupUrl}\nto create the clinic and its owner (valid for 1 hour, once; a new link is printed at each start until then).\n\n`);
+  }
   const warning = plainHttpWarning(config);
   if (warning) logger.warn(warning, { host: config.host, port });
   // After listening, so a large table's first ANALYZE never delays /ready.

@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import { errorResponses } from "../../http/common-model";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/access-token";
 import { clientIp, TrustedProxies } from "../../http/rate-limit";
-import { ChangePasswordBody, LoginBody, MeModel, RegisterBody, SessionModel } from "./model";
+import { ChangePasswordBody, LoginBody, MeModel, RegisterBody, SessionModel, SetupBody, SetupStateModel } from "./model";
 import * as auth from "./service";
 import { normalizeEmail } from "../users/service";
 import { AppError } from "../../lib/errors";
@@ -11,7 +11,7 @@ import { AppError } from "../../lib/errors";
 export const REFRESH_COOKIE = "service_refresh";
 
 export const authModule = (app: AppContext) => {
-  const { services, rateLimits, config } = app;
+  const { services, rateLimits, config, setup } = app;
   const proxies = new TrustedProxies(config.trustedProxies);
   /**
    * The refresh cookie's attributes. `Secure` follows COOKIE_SECURE; with `auto`, it is set when
@@ -40,12 +40,43 @@ export const authModule = (app: AppContext) => {
       async ({ body, request, server, set, status, startSession }) => {
         Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
         if (config.registration === "closed") throw new AppError("REGISTRATION_CLOSED", "This server does not take registrations; its administrator adds clinics");
-        return status(201, await startSession(await auth.register(services, body)));
+        if (config.registration === "invite" && body.invitation === undefined) throw new AppError("REGISTRATION_CLOSED", "This server registers clinics by invitation only; open the invitation link you were sent");
+        const { invitation, ...input } = body;
+        return status(201, await startSession(await auth.register(services, input, { invitation })));
       },
       {
         body: RegisterBody,
         response: { 201: SessionModel, ...errorResponses(400, 403, 409, 413, 422, 429) },
-        detail: { summary: "Create a clinic and its owner (when the server's REGISTRATION allows it)", "x-rate-limited": true, "x-session-cookie": true, "x-statuses": { "403": "REGISTRATION_CLOSED: REGISTRATION is closed" } },
+        detail: { summary: "Create a clinic and its owner (when the server's REGISTRATION allows it)", "x-rate-limited": true, "x-session-cookie": true, "x-statuses": { "403": "REGISTRATION_CLOSED: REGISTRATION is closed, or invite and the invitation is missing, used or expired" } },
+      },
+    )
+    .get("/setup", async () => ({ needed: !(await auth.hasAnyUser(services)), registration: config.registration }), {
+      response: { 200: SetupStateModel },
+      detail: { summary: "Whether the install still needs its first account (the sign-in page says how to get the setup link)" },
+    })
+    .post(
+      "/setup",
+      async ({ body, request, server, set, status, startSession }) => {
+        Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
+        const { token, ...input } = body;
+        const taken = setup.take(token);
+        if (!taken) throw new AppError("FORBIDDEN", "This setup link is not valid: it was used, has expired (an hour after the server started) or is not this server's; restart the server for a new one");
+        try {
+          return status(201, await startSession(await auth.register(services, { ...input, timezone: input.timezone ?? "America/Santiago" }, { onlyIfEmpty: true })));
+        } catch (error) {
+          taken.release();
+          throw error;
+        }
+      },
+      {
+        body: SetupBody,
+        response: { 201: SessionModel, ...errorResponses(400, 403, 409, 413, 422, 429) },
+        detail: {
+          summary: "First run: create the clinic and its owner (the install's first administrator) with the setup link's token",
+          "x-rate-limited": true,
+          "x-session-cookie": true,
+          "x-statuses": { "403": "FORBIDDEN: the token is not the live setup token, or the install already has a user" },
+        },
       },
     )
     .post(
