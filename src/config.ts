@@ -14,6 +14,8 @@ export interface Config {
   jwtSecret: string;
   /** Encrypts the secrets kept in the database (CAF private keys, the SII certificate's key). */
   secretsKey: string;
+  /** Where SECRETS_KEY comes from, for messages: the environment, or the file in DATA_DIR. */
+  secretsKeySource?: string;
   /** A PEM file of extra public keys trusted for CAF signatures (tests and development): their CAFs issue `environment: "test"` documents. */
   siiTestCafKeysFile: string | null;
   /** Whether the refresh cookie is `Secure`: "auto" follows the request's scheme (https directly, or from a trusted proxy). */
@@ -208,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
       Object.defineProperty(this, "secretsKey", { value, enumerable: true });
       return value;
     },
+    secretsKeySource: env.SECRETS_KEY ? "SECRETS_KEY (the environment)" : `DATA_DIR/secrets-key (${join(dataDir, "secrets-key")})`,
     siiTestCafKeysFile: env.SII_TEST_CAF_KEYS ? resolve(env.SII_TEST_CAF_KEYS) : null,
     cookieSecure: cookieSecureFrom(env.COOKIE_SECURE),
     trustedProxies: listFrom(env.TRUSTED_PROXIES),

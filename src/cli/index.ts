@@ -34,6 +34,9 @@ Commands:
   move --to URL              Copy the embedded database into an empty PostgreSQL database,
                              verified table by table, and print the DATABASE_URL to use
   move --from URL [--force]  Copy a PostgreSQL database into DATA_DIR (for local work)
+  secrets rekey --from OLD   Seal every stored secret (CAF keys, the certificate's key, webhook
+                             secrets) again under the current SECRETS_KEY, given the old key they
+                             were sealed with; all or nothing. Stop the servers first
 
 Options:
   -h, --help                 Show this help
@@ -86,14 +89,21 @@ export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = 
       const size = values.size ?? "small";
       if (size !== "small" && size !== "large") throw new Error("--size must be small or large");
       const { demoBlock, seedDemo } = await import("./seed");
+      const { verifySecretsKey } = await import("./secrets");
       return withConfiguredDatabase(async (database) => {
+        await verifySecretsKey(database, loadConfig(), systemClock);
         const result = await seedDemo(database, systemClock, size, { replace: values.replace === true, secretsKey: loadConfig().secretsKey });
         console.log(`${demoBlock(result)}\nData: ${database.location}; ${Object.entries(result.counts).map(([table, n]) => `${n} ${table}`).join(", ")}`);
       });
     }
     case "demo": {
       const { demoBlock, seedDemo } = await import("./seed");
-      const result = await withConfiguredDatabase((database) => seedDemo(database, systemClock, "small", { replace: values.replace === true, secretsKey: loadConfig().secretsKey }));
+      const { verifySecretsKey } = await import("./secrets");
+      const result = await withConfiguredDatabase(async (database) => {
+        // The demo seals a test CAF and certificate: under the database's own key, or not at all.
+        await verifySecretsKey(database, loadConfig(), systemClock);
+        return seedDemo(database, systemClock, "small", { replace: values.replace === true, secretsKey: loadConfig().secretsKey });
+      });
       // Printed after "listening", so the logins sit above the request log instead of scrolling away.
       return serve({ onListening: (baseUrl) => console.log(demoBlock(result, baseUrl)), compiledPostgres });
     }
@@ -126,11 +136,21 @@ export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = 
         console.log(JSON.stringify({ msg: action === "grant" ? "install administrator granted" : "install administrator revoked", ...result }));
       });
     }
+    case "secrets": {
+      if (positionals[1] !== "rekey" || !values.from) throw new Error("secrets needs rekey --from OLD_KEY: secrets rekey --from OLD_KEY");
+      const { rekeySecrets } = await import("./secrets");
+      const config = loadConfig();
+      return withConfiguredDatabase(async (database) => {
+        const { resealed, already } = await rekeySecrets(database, config, values.from!, systemClock);
+        console.log(JSON.stringify({ msg: "stored secrets sealed under the current key", resealed, already_current: already, key_from: config.secretsKeySource }));
+      });
+    }
     case "backup": {
-      const { backupCommand } = await import("./data");
+      const { backupCommand, secretsKeyNote } = await import("./data");
       const config = loadConfig();
       const taken = await backupCommand(config, systemClock, { compiledPostgres });
-      return void console.log(`backup written: ${taken.file} (${taken.size_bytes} bytes, sha256 ${taken.sha256}) in ${config.backup.dir}`);
+      console.log(`backup written: ${taken.file} (${taken.size_bytes} bytes, sha256 ${taken.sha256}) in ${config.backup.dir}`);
+      return void console.log(secretsKeyNote(config, "backup"));
     }
     case "restore": {
       const file = positionals[1];

@@ -7,6 +7,7 @@ import { MemoryGovernor } from "../lib/memory-governor";
 import { MigrationFailedError } from "./startup-errors";
 import { isLoopbackHost } from "../http/rate-limit";
 import { hasAnyUser } from "../modules/auth/service";
+import { verifySecretsKey } from "./secrets";
 
 /** How long shutdown waits for in-flight requests before closing anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -57,6 +58,12 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
     await context.lifecycle.beforeClose().catch(() => {});
     await database.close().catch(() => {});
     throw new MigrationFailedError(database.location, error);
+  });
+  // A key that does not open this database's secrets stops the start here, with one line that says so.
+  await verifySecretsKey(database, config, systemClock).catch(async (error) => {
+    await context.lifecycle.beforeClose().catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
   });
   phases.end("migrations");
   const memory = new MemoryGovernor({ limitBytes: config.memorySoftLimitMb * 1024 * 1024 });
