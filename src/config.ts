@@ -106,8 +106,10 @@ export function retryScheduleFrom(raw: string | undefined): number[] {
 /** The REST rate limits; tests lower or raise them. */
 export interface RestLimits {
   authPerIpPerMinute: number;
-  authFailuresPerEmail: number;
-  authFailureWindowMs: number;
+  /** Failed logins for one email from one address before each further attempt has to wait. */
+  loginFailuresBeforeDelay: number;
+  /** The longest wait (the delay doubles from a second with each further failure); a pair quiet this long is forgotten. */
+  loginMaxDelayMs: number;
   perUserPerMinute: number;
   /** The OAuth server's open endpoints (registration, tokens, revocation), per IP. */
   oauthPerIpPerMinute: number;
@@ -115,8 +117,8 @@ export interface RestLimits {
 
 export const DEFAULT_LIMITS: RestLimits = {
   authPerIpPerMinute: 10,
-  authFailuresPerEmail: 5,
-  authFailureWindowMs: 15 * 60 * 1000,
+  loginFailuresBeforeDelay: 5,
+  loginMaxDelayMs: 15 * 60 * 1000,
   perUserPerMinute: 600,
   oauthPerIpPerMinute: 30,
 };

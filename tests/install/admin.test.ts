@@ -48,13 +48,15 @@ describe("install-wide routes", () => {
       expect(r.body.code).toBe("FORBIDDEN");
     }
     expect(await t.count("invitations")).toBe(0);
-    expect(t.context.backups!.store.list()).toEqual([]);
+    expect(t.context.backups?.store.list() ?? []).toEqual([]);
   });
 
   test("the administrator gets 2xx on every one (an unknown invitation: 404)", async () => {
     for (const route of installWideRoutes()) {
       const r = await admin.as(route.method, route.path, { json: bodyFor(route.method) });
       if (route.method === "DELETE") expect(r.status, r.text).toBe(404);
+      // On PostgreSQL the server takes no backups of its own (its operator does), and says so.
+      else if (route.method === "POST" && route.path.endsWith("/backups") && !t.context.backups) expect(r.status, r.text).toBe(409);
       else expect(r.status, `${route.method} ${route.path}: ${r.text}`).toBeLessThan(300);
     }
   });

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { errorResponses } from "../../http/common-model";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/access-token";
-import { clientIp, TrustedProxies } from "../../http/rate-limit";
+import { TrustedProxies } from "../../http/rate-limit";
 import { ChangePasswordBody, LoginBody, MeModel, RegisterBody, SessionModel, SetupBody, SetupStateModel } from "./model";
 import * as auth from "./service";
 import { normalizeEmail } from "../users/service";
@@ -38,7 +38,7 @@ export const authModule = (app: AppContext) => {
     .post(
       "/register",
       async ({ body, request, server, set, status, startSession }) => {
-        Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
+        Object.assign(set.headers, rateLimits.admitAuthAttempt(proxies.clientIp(server, request)));
         if (config.registration === "closed") throw new AppError("REGISTRATION_CLOSED", "This server does not take registrations; its administrator adds clinics");
         if (config.registration === "invite" && body.invitation === undefined) throw new AppError("REGISTRATION_CLOSED", "This server registers clinics by invitation only; open the invitation link you were sent");
         const { invitation, ...input } = body;
@@ -57,7 +57,7 @@ export const authModule = (app: AppContext) => {
     .post(
       "/setup",
       async ({ body, request, server, set, status, startSession }) => {
-        Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
+        Object.assign(set.headers, rateLimits.admitAuthAttempt(proxies.clientIp(server, request)));
         const { token, ...input } = body;
         const taken = setup.take(token);
         if (!taken) throw new AppError("FORBIDDEN", "This setup link is not valid: it was used, has expired (an hour after the server started) or is not this server's; restart the server for a new one");
@@ -82,13 +82,16 @@ export const authModule = (app: AppContext) => {
     .post(
       "/login",
       async ({ body, request, server, set, startSession }) => {
-        Object.assign(set.headers, rateLimits.admitAuthAttempt(clientIp(server, request)));
+        const ip = proxies.clientIp(server, request);
+        Object.assign(set.headers, rateLimits.admitAuthAttempt(ip));
         const email = normalizeEmail(body.email);
-        rateLimits.assertEmailNotLocked(email);
+        rateLimits.assertLoginAllowed(email, ip);
         try {
-          return await startSession(await auth.login(services, body));
+          const session = await startSession(await auth.login(services, body));
+          rateLimits.recordLoginSuccess(email, ip);
+          return session;
         } catch (error) {
-          rateLimits.recordFailure(email);
+          if (error instanceof AppError && error.code === "INVALID_CREDENTIALS") rateLimits.recordLoginFailure(email, ip);
           throw error;
         }
       },
