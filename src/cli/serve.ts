@@ -99,6 +99,13 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
   const port = app.server?.port ?? config.port;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const baseUrl = `http://${shownHost}:${port}`;
+  // Before "listening", so whoever waits for that line has the link too.
+  if (!(await hasAnyUser(context.services))) {
+    // The first run: whoever has the server's output (its operator) creates the first account.
+    const setupUrl = `${config.publicUrl ?? baseUrl}/setup#${context.setup.issue()}`;
+    logger.announce("no account exists yet: open the setup link to create the clinic and its owner (valid 1 hour, once)", { setup_url: setupUrl });
+    process.stdout.write(`\nFirst run: open ${setupUrl}\nto create the clinic and its owner (valid for 1 hour, once; a new link is printed at each start until then).\n\n`);
+  }
   logger.announce("listening", {
     base_url: baseUrl,
     console_url: `${baseUrl}/`,
@@ -109,12 +116,6 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
     data: database.location,
     startup_ms: phases.end("listen"),
   });
-  if (!(await hasAnyUser(context.services))) {
-    // The first run: whoever has the server's output (its operator) creates the first account.
-    const setupUrl = `${config.publicUrl ?? baseUrl}/setup#${context.setup.issue()}`;
-    logger.announce("no account exists yet: open the setup link to create the clinic and its owner (valid 1 hour, once)", { setup_url: setupUrl });
-    process.stdout.write(`\nFirst run: open ${setupUrl}\nto create the clinic and its owner (valid for 1 hour, once; a new link is printed at each start until then).\n\n`);
-  }
   const warning = plainHttpWarning(config);
   if (warning) logger.warn(warning, { host: config.host, port });
   // After listening, so a large table's first ANALYZE never delays /ready.
