@@ -18,11 +18,11 @@ beforeAll(async () => {
   t = await createTestApp({ config: { registration: "open", backup: { dir: backupDir, intervalMs: null, keep: 3 } } });
   admin = await registerClinic(t);
   otherOwner = await registerClinic(t, { clinic_name: "Self-registered clinic" });
-});
+}, 30_000);
 afterAll(async () => {
   await t.close();
   rmSync(backupDir, { recursive: true, force: true });
-});
+}, 30_000);
 
 /** Every install-wide route of the app, from its OpenAPI document: everything under /api/v1/admin. */
 function installWideRoutes(): { method: string; path: string }[] {

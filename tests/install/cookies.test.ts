@@ -21,11 +21,11 @@ describe("COOKIE_SECURE=auto (the default)", () => {
     // A real listener, so the proxy check sees the caller's address (127.0.0.1: the "proxy").
     t.app.listen({ hostname: "127.0.0.1", port: 0 });
     listener = { url: `http://127.0.0.1:${t.app.server!.port}`, stop: () => void t.app.stop(true) };
-  });
+  }, 30_000);
   afterAll(async () => {
     listener.stop();
     await t.close();
-  });
+  }, 30_000);
 
   test("is the default, and the setting takes only auto, true or false", () => {
     expect(loadConfig({ DATA_DIR: "/nonexistent", JWT_SECRET: "x".repeat(32) }).cookieSecure).toBe("auto");
@@ -56,8 +56,8 @@ describe("COOKIE_SECURE=false and true", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ config: { cookieSecure: true } });
-  });
-  afterAll(() => t.close());
+  }, 30_000);
+  afterAll(() => t.close(), 30_000);
 
   test("true marks the cookie Secure even over plain http", async () => {
     const { user } = await registerClinic(t);

@@ -12,8 +12,8 @@ beforeAll(async () => {
   const token = t.context.setup.issue();
   const created = await t.request<SessionView>("POST", "/api/v1/auth/setup", { json: { token, clinic_name: "First", name: "Admin", email: uniqueEmail("admin"), password: PASSWORD } });
   admin = sessionFrom(t, created);
-});
-afterAll(() => t.close());
+}, 30_000);
+afterAll(() => t.close(), 30_000);
 
 const register = (invitation?: string) =>
   t.request<Answer<SessionView>>("POST", "/api/v1/auth/register", { json: { email: uniqueEmail("invited"), password: PASSWORD, name: "Invited", clinic_name: "Invited clinic", ...(invitation === undefined ? {} : { invitation }) } });

@@ -23,11 +23,11 @@ beforeAll(async () => {
   email = (await registerClinic(t)).user.email;
   t.app.listen({ hostname: "127.0.0.1", port: 0 });
   base = `http://127.0.0.1:${t.app.server!.port}`;
-});
+}, 30_000);
 afterAll(async () => {
   await t.app.stop(true);
   await t.close();
-});
+}, 30_000);
 
 const loginFrom = (address: string, password: string) =>
   fetch(`${base}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": address }, body: JSON.stringify({ email, password }) });

@@ -18,8 +18,8 @@ describe("closed (the default)", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ config: { registration: "closed" } });
-  });
-  afterAll(() => t.close());
+  }, 30_000);
+  afterAll(() => t.close(), 30_000);
 
   test("POST /auth/register answers 403 REGISTRATION_CLOSED on an empty install and writes nothing", async () => {
     const refused = await t.request<Answer<object>>("POST", "/api/v1/auth/register", { json: registration() });
@@ -35,8 +35,8 @@ describe("open", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ config: { registration: "open" } });
-  });
-  afterAll(() => t.close());
+  }, 30_000);
+  afterAll(() => t.close(), 30_000);
 
   test("a second clinic registers (201)", async () => {
     expect((await t.request("POST", "/api/v1/auth/register", { json: registration() })).status).toBe(201);

@@ -10,8 +10,8 @@ const form = () => ({ clinic_name: "Clínica Los Aromos", name: "Dra. Rojas", em
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({ config: { registration: "closed" } });
-});
-afterAll(() => t.close());
+}, 30_000);
+afterAll(() => t.close(), 30_000);
 
 const setup = (body: unknown) => t.request<Answer<SessionView>>("POST", "/api/v1/auth/setup", { json: body });
 
