@@ -44,7 +44,16 @@ Options:
 
 Environment: DATABASE_URL (unset: embedded database in DATA_DIR/pg), DATA_DIR (./data),
 PORT (3000), HOST, JWT_SECRET, LOG_LEVEL, QUOTA_FLUSH_MS, QUERY_TIMEOUT_MS, QUERY_MAX_ROWS,
-BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6h…), BACKUP_KEEP (7).`;
+BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6h…), BACKUP_KEEP (7),
+SECRETS_KEY (unset: generated once into DATA_DIR/secrets-key; checked against the database at start),
+PUBLIC_URL (the public origin; required with NODE_ENV=production),
+REGISTRATION (closed: clinics come from the first-run setup link, create-owner or the demo;
+  open: anyone may register a clinic; invite: with an administrator's invitation),
+COOKIE_SECURE (auto: Secure when the browser speaks https; true; false),
+TRUSTED_PROXIES (proxies whose X-Forwarded-Proto and X-Forwarded-For are believed: IPs or CIDRs).
+
+First run: with no account in the database, the server prints a one-time setup link
+(/setup#…, valid 1 hour) that creates the clinic, its owner and the install's administrator.`;
 
 /** One line from standard input (a prompt goes to stderr when it is a terminal). */
 async function readPasswordLine(): Promise<string> {

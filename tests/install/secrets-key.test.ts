@@ -1,7 +1,7 @@
 /**
  * The secrets key is verified, not guessed: a server whose SECRETS_KEY does not open the secrets
  * its database holds refuses to start with one line that says so; `secrets rekey --from OLD`
- * re-seals them; two instances of one PostgreSQL database with different keys: the second refuses.
+ * re-seals them (and `admin grant|revoke` from the same command line); two instances of one PostgreSQL database with different keys: the second refuses.
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -67,7 +67,15 @@ describe("SECRETS_KEY against the database's key check", () => {
     const oldKey = await runCli(["serve"], { SECRETS_KEY: KEY_A });
     expect(oldKey.code).not.toBe(0);
     expect(oldKey.stderr).toContain("does not open the secrets stored in");
-  }, 120_000);
+
+    // The first account is the install's administrator; `admin revoke` keeps the last one.
+    const granted = await runCli(["admin", "grant", "KEYS@clinic.test"], { SECRETS_KEY: KEY_B });
+    expect(granted.code, granted.stderr).toBe(0);
+    expect(JSON.parse(granted.stdout)).toMatchObject({ email: "keys@clinic.test", is_admin: true });
+    const revoked = await runCli(["admin", "revoke", "keys@clinic.test"], { SECRETS_KEY: KEY_B });
+    expect(revoked.code).not.toBe(0);
+    expect(revoked.stderr).toContain("only administrator");
+  }, 300_000);
 
   test.skipIf(!!POSTGRES_URL)("a DATA_DIR/secrets-key file that is not the database's key is named as the source", async () => {
     writeFileSync(join(store.env().DATA_DIR, "secrets-key"), "a-key-file-that-is-not-the-databases-key-at-all\n");
