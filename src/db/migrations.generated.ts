@@ -21,7 +21,9 @@ import m18 from "../../drizzle/0018_mcp_reader_tax_documents_sii_columns.sql" wi
 import m19 from "../../drizzle/0019_audit_sii_tables.sql" with { type: "text" };
 import m20 from "../../drizzle/0020_event_fields_before_after.sql" with { type: "text" };
 import m21 from "../../drizzle/0021_audit_trigger_hstore.sql" with { type: "text" };
-import m22 from "../../drizzle/0022_install_admins.sql" with { type: "text" };
+import m22 from "../../drizzle/0022_invoice_tax_rate_credited.sql" with { type: "text" };
+import m23 from "../../drizzle/0023_refund_credit_note.sql" with { type: "text" };
+import m24 from "../../drizzle/0024_install_admins.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -46,5 +48,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0019_audit_sii_tables", when: 1795674675533, breakpoints: true, sql: m19 },
   { tag: "0020_event_fields_before_after", when: 1795682254112, breakpoints: true, sql: m20 },
   { tag: "0021_audit_trigger_hstore", when: 1795682266238, breakpoints: true, sql: m21 },
-  { tag: "0022_install_admins", when: 1795833906585, breakpoints: true, sql: m22 },
+  { tag: "0022_invoice_tax_rate_credited", when: 1795833753079, breakpoints: true, sql: m22 },
+  { tag: "0023_refund_credit_note", when: 1795834041609, breakpoints: true, sql: m23 },
+  { tag: "0024_install_admins", when: 1795836971456, breakpoints: true, sql: m24 },
 ];

@@ -33,7 +33,7 @@ const tutor = await call(base, "POST", "/api/v1/tutors", { token: ownerToken, js
 const luna = await call(base, "POST", "/api/v1/patients", { token: ownerToken, json: { tutor_id: tutor.body.id, name: "Luna", species: "cat" } });
 const today = new Intl.DateTimeFormat("en-CA", { timeZone: "America/Santiago" }).format(new Date());
 await call(base, "PATCH", "/api/v1/clinic", { token: ownerToken, json: { rut: "76.086.428-5", legal_name: "Servicios Veterinarios Los Aromos SpA", giro: "Servicios veterinarios", economic_activity_code: "750000", address: "Av. Los Aromos 1234", commune: "Ñuñoa" } });
-for (const docType of [33, 39]) await call(base, "POST", "/api/v1/billing/sii/cafs", { token: ownerToken, json: { xml: authority.caf({ rut: "76.086.428-5", docType, from: 1, to: 100, authorizedOn: today }) } });
+for (const docType of [33, 39, 61]) await call(base, "POST", "/api/v1/billing/sii/cafs", { token: ownerToken, json: { xml: authority.caf({ rut: "76.086.428-5", docType, from: 1, to: 100, authorizedOn: today }) } });
 await call(base, "PUT", "/api/v1/billing/sii/certificate", { token: ownerToken, json: { pkcs12: authority.pkcs12({ holderRut: "12.345.678-5", password: "p12", notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 365 * 86_400_000) }), password: "p12" } });
 const visit = await call(base, "POST", "/api/v1/visits", { token: ownerToken, json: { patient_id: luna.body.id, scheduled_at: zonedInstant(today, "10:00"), reason: "Control anual" } });
 
@@ -211,14 +211,14 @@ try {
     await page.locator('[data-doc-type="39"]', { hasText: "Folio 1" }).waitFor();
   });
 
-  await run.check("the owner refunds the payment: the invoice is emitted again with its balance", async () => {
+  await run.check("the owner refunds the payment: the boleta gets its nota de crédito and the invoice is credited", async () => {
     await page.goto(invoiceUrl);
     await page.getByRole("button", { name: "Refund" }).click();
-    await page.locator("h1 .badge.emitted").waitFor();
+    await page.locator("h1 .badge.credited").waitFor();
     const invoiceId = invoiceUrl.split("/").pop()!;
     const refunds = await api("GET", `/api/v1/billing/refunds?invoice_id=${invoiceId}`);
     const stored = await api("GET", `/api/v1/billing/invoices/${invoiceId}`);
-    assert(refunds.data.length === 1 && refunds.data[0].amount === 35_704 && stored.balance === 35_704, `${JSON.stringify(refunds.data)} ${JSON.stringify(stored)}`);
+    assert(refunds.data.length === 1 && refunds.data[0].amount === 35_704 && refunds.data[0].credit_note_id && stored.credited_amount === 35_704 && stored.balance === 0, `${JSON.stringify(refunds.data)} ${JSON.stringify(stored)}`);
   });
 
   await run.check("a factura with the receiver's RUT", async () => {
@@ -227,10 +227,25 @@ try {
     await page.goto(`${base}/#/invoices/${draft.id}`);
     await page.locator('input[name="receiver_rut"]').fill("76086428-5");
     await page.locator('input[name="receiver_name"]').fill("Agrícola Los Aromos SpA");
+    await page.locator('input[name="receiver_giro"]').fill("Agricultura");
+    await page.locator('input[name="receiver_address"]').fill("Camino Real 45");
+    await page.locator('input[name="receiver_commune"]').fill("Peñalolén");
     await page.getByRole("button", { name: "Issue factura" }).click();
     await page.locator('[data-doc-type="33"]', { hasText: "Folio 1" }).waitFor();
     const documents = await api("GET", `/api/v1/billing/sii/documents?invoice_id=${draft.id}`);
     assert(documents.data[0]?.receiver_rut === "76.086.428-5", JSON.stringify(documents.data));
+  });
+
+  await run.check("void an emitted invoice with a boleta: the button issues its nota de crédito with the void", async () => {
+    const draft = await api("POST", "/api/v1/billing/invoices", { tutor_id: tutor.body.id, items: [{ description: "Control", quantity: 1, unit_price: 10_000 }] });
+    await api("POST", `/api/v1/billing/invoices/${draft.id}/emit`);
+    const boleta = await api("POST", "/api/v1/billing/sii/documents", { doc_type: 39, invoice_id: draft.id });
+    await page.goto(`${base}/#/invoices/${draft.id}`);
+    await page.getByRole("button", { name: /^Void/ }).click();
+    await page.locator("h1 .badge.void").waitFor();
+    const documents = await api("GET", `/api/v1/billing/sii/documents?invoice_id=${draft.id}`);
+    const note = documents.data.find((doc: { doc_type: number }) => doc.doc_type === 61);
+    assert(note?.referenced_document_id === boleta.id && note.reference_code === 1, JSON.stringify(documents.data));
   });
 
   await run.check("settings: the owner changes the clinic's legal name and adds a vet", async () => {

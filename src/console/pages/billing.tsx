@@ -81,7 +81,24 @@ export function InvoicePage({ id }: { id: string }) {
       {!current || current.status === "draft" ? <DraftEditor key={current?.id ?? "new"} invoice={current} onSaved={invoice.reload} /> : <InvoiceSummary invoice={current} />}
       {current && current.status !== "draft" && <Payments invoice={current} onChanged={invoice.reload} />}
       {current && (current.status === "emitted" || current.status === "paid" || current.status === "credited") && <Documents invoice={current} />}
+      {current && current.status === "emitted" && current.paid_amount === 0 && <VoidWithCreditNote invoice={current} onVoided={invoice.reload} />}
     </section>
+  );
+}
+
+/**
+ * Voids an emitted invoice without payments; a sale with a factura or boleta is voided with its
+ * nota de crédito, which the API issues in the same transaction.
+ */
+function VoidWithCreditNote({ invoice, onVoided }: { invoice: Invoice; onVoided: () => void }) {
+  const { api, i18n } = useConsole();
+  const { busy, run } = useAction();
+  return (
+    <div class="actions">
+      <button type="button" class="secondary" disabled={busy} onClick={() => run(() => api.post(`/billing/invoices/${invoice.id}/void`, { issue_credit_note: true }, newIdempotencyKey())).then(onVoided)}>
+        {i18n.t("billing.voidWithCreditNote")}
+      </button>
+    </div>
   );
 }
 
@@ -350,13 +367,13 @@ function Documents({ invoice }: { invoice: Invoice }) {
               <input name="receiver_name" required value={receiver.name} onInput={(e) => setReceiver({ ...receiver, name: e.currentTarget.value })} />
             </Field>
             <Field label={i18n.t("billing.receiverGiro")}>
-              <input name="receiver_giro" maxLength={40} value={receiver.giro} onInput={(e) => setReceiver({ ...receiver, giro: e.currentTarget.value })} />
+              <input name="receiver_giro" required maxLength={40} value={receiver.giro} onInput={(e) => setReceiver({ ...receiver, giro: e.currentTarget.value })} />
             </Field>
             <Field label={i18n.t("billing.receiverAddress")}>
-              <input name="receiver_address" maxLength={70} value={receiver.address} onInput={(e) => setReceiver({ ...receiver, address: e.currentTarget.value })} />
+              <input name="receiver_address" required maxLength={70} value={receiver.address} onInput={(e) => setReceiver({ ...receiver, address: e.currentTarget.value })} />
             </Field>
             <Field label={i18n.t("billing.receiverCommune")}>
-              <input name="receiver_commune" maxLength={20} value={receiver.commune} onInput={(e) => setReceiver({ ...receiver, commune: e.currentTarget.value })} />
+              <input name="receiver_commune" required maxLength={20} value={receiver.commune} onInput={(e) => setReceiver({ ...receiver, commune: e.currentTarget.value })} />
             </Field>
             <button type="submit" class="secondary" disabled={busy}>
               {i18n.t("billing.factura")}
