@@ -9,13 +9,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import { SignJWT } from "jose";
+import type { Page } from "playwright-core";
 import { call, startServer } from "../helpers/server-process";
 import { assert, BrowserRun } from "./harness";
 
 const PASSWORD = "a long password";
 const LAN = "192.168.1.20:3000";
 const JWT_SECRET = "process-test-secret-of-at-least-32-bytes!";
+
+/** Serious or critical accessibility violations on the page as it stands. */
+async function accessibilityProblems(page: Page, where: string): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${where}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+const problems: string[] = [];
 
 const run = await BrowserRun.launch();
 const dataDir = mkdtempSync(join(tmpdir(), "vet-setup-"));
@@ -67,6 +76,7 @@ try {
     await page.goto(`${base}/`);
     await page.getByTestId("no-user-yet").waitFor();
     assert((await page.getByTestId("no-user-yet").textContent())!.includes("setup_url"), "the hint names the setup_url line");
+    problems.push(...(await accessibilityProblems(page, "sign-in with the hint")));
     await page.goto(`${base}/setup`);
     await page.getByRole("alert").waitFor();
     await context.close();
@@ -76,6 +86,8 @@ try {
     const context = await run.context();
     const page = await context.newPage();
     await page.goto(setupUrl);
+    await page.locator('input[name="clinic_name"]').waitFor();
+    problems.push(...(await accessibilityProblems(page, "setup")));
     await page.locator('input[name="clinic_name"]').fill("Clínica Los Aromos");
     assert((await page.locator('input[name="timezone"]').inputValue()) === "America/Santiago", "the time zone defaults to America/Santiago");
     await page.locator('input[name="name"]').fill("Carolina Fuentes");
@@ -87,6 +99,7 @@ try {
     await page.locator('nav a[href="#/install"]').waitFor();
     await page.locator('nav a[href="#/install"]').click();
     await page.getByTestId("registration").waitFor();
+    problems.push(...(await accessibilityProblems(page, "install")));
     // The link is spent: opened again, it creates nothing.
     const again = await call(base, "POST", "/api/v1/auth/setup", { json: { token: new URL(setupUrl).hash.slice(1), clinic_name: "X", name: "X", email: "x@x.cl", password: PASSWORD } });
     assert(again.status === 403, `the setup link worked twice: ${again.status}`);
@@ -130,6 +143,9 @@ try {
     } finally {
       await context.close();
     }
+  });
+  await run.check("no serious or critical accessibility violation on the sign-in hint, setup and install pages (axe)", async () => {
+    assert(problems.length === 0, problems.join("\n"));
   });
 } finally {
   lanProxy.stop(true);
