@@ -4,10 +4,13 @@
  * re-seals them (and `admin grant|revoke` from the same command line); two instances of one PostgreSQL database with different keys: the second refuses.
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { webhookEndpoints } from "../../src/db/schema";
 import { createSecretBox } from "../../src/lib/secrets";
+import { verifySecretsKey } from "../../src/cli/secrets";
+import { ManualClock } from "../../src/lib/clock";
 import { POSTGRES_URL } from "../helpers/database";
 import { call, startServer, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 import { useServerStore } from "../helpers/server-store";
@@ -83,6 +86,34 @@ describe("SECRETS_KEY against the database's key check", () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(`the secrets key from DATA_DIR/secrets-key (${join(store.env().DATA_DIR, "secrets-key")}) does not open`);
   }, 60_000);
+
+  test.skipIf(!!POSTGRES_URL)("backup says which key its secrets need; a restore under another key says they do not open with it", async () => {
+    // The database's key check, as a first start under KEY_B records it (the test above did so too).
+    await store.read(async (database) => {
+      await database.migrate();
+      await verifySecretsKey(database, { secretsKey: KEY_B }, new ManualClock());
+    });
+    const taken = await runCli(["backup"], { SECRETS_KEY: KEY_B });
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.stdout).toContain("sealed with the secrets key from SECRETS_KEY (the environment): a restore needs that same key");
+    const file = /backup written: (\S+) .* in (\S+)$/m.exec(taken.stdout)!;
+    const elsewhere = mkdtempSync(join(tmpdir(), "vet-restore-key-"));
+    try {
+      const env = { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", DATA_DIR: elsewhere };
+      const restore = async (key: string) => {
+        const child = Bun.spawn(["bun", "src/index.ts", "restore", join(file[2]!, file[1]!), "--force"], { cwd: ROOT, env: { ...env, SECRETS_KEY: key }, stdout: "pipe", stderr: "pipe" });
+        const [code, stdout] = await Promise.all([child.exited, new Response(child.stdout).text()]);
+        return { code, stdout };
+      };
+      const wrong = await restore(KEY_A);
+      expect(wrong.code).toBe(0);
+      expect(wrong.stdout).toContain("are not sealed with this configuration's key (from SECRETS_KEY (the environment))");
+      const right = await restore(KEY_B);
+      expect(right.stdout).toContain("open with this configuration's secrets key");
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   test.skipIf(!POSTGRES_URL)("two instances of one PostgreSQL database with different keys: the second refuses to start", async () => {
     const first = await startServer(store.env({ SECRETS_KEY: KEY_B }));
