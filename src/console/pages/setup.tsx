@@ -1,5 +1,6 @@
 /** @jsxImportSource preact */
 import { useState } from "preact/hooks";
+import { ApiError } from "../api";
 import { describeError, Field, useConsole } from "../ui";
 
 /**
@@ -23,7 +24,8 @@ export function SetupPage({ mode }: { mode: "setup" | "join" }) {
       // Signed in: the console proper, without the spent token in the address bar or history.
       history.replaceState(null, "", "/#/today");
     } catch (e) {
-      setError(describeError(e));
+      // A refused link is about the link, not about a role.
+      setError(e instanceof ApiError && e.code === "FORBIDDEN" && mode === "setup" ? i18n.t("setup.linkInvalid") : describeError(e, i18n).text);
     } finally {
       setBusy(false);
     }

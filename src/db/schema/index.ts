@@ -8,3 +8,4 @@ export * from "./oauth";
 export * from "./events";
 export * from "./sii";
 export * from "./install";
+export * from "./reminders";

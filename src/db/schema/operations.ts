@@ -14,6 +14,8 @@ export const tutors = pgTable(
     national_id: text("national_id"),
     address: text("address"),
     notes: text("notes"),
+    /** Erased on the tutor's request: personal data pseudonymised, what the law keeps is blocked (no messages, hidden from lists). */
+    blocked_at: timestampColumn("blocked_at"),
     ...softDeleteColumn(),
   },
   (t) => [
@@ -38,6 +40,8 @@ export const patients = pgTable(
     birth_date: date("birth_date", { mode: "string" }),
     weight_grams: integer("weight_grams"),
     microchip: text("microchip"),
+    /** The day the patient died: it ends every reminder about it. */
+    deceased_on: date("deceased_on", { mode: "string" }),
     ...softDeleteColumn(),
   },
   (t) => [
@@ -63,6 +67,8 @@ export const visits = pgTable(
     reason: text("reason"),
     diagnosis: text("diagnosis"),
     notes: text("notes"),
+    /** When the tutor confirmed attendance (the reminder's link). */
+    confirmed_at: timestampColumn("confirmed_at"),
     ...softDeleteColumn(),
   },
   (t) => [

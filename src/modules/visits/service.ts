@@ -74,3 +74,29 @@ export function visitConditions(filters: VisitFilters, timeZone: string) {
 
 export const list = (ctx: ServiceContext, { clinicId, timezone: timeZone }: ListActor, filters: VisitFilters, page: PageRequest) =>
   visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page);
+
+/**
+ * The tutor confirms attendance (a reminder's signed link): only a visit still scheduled at the
+ * moment the reminder named. Resolves to the visit as it now is.
+ */
+export async function confirmByTutor(ctx: ServiceContext, clinicId: string, id: string, remindedAt: Date) {
+  const current = await visitRecords.find(ctx, clinicId, id);
+  if (current.status !== "scheduled" || current.scheduled_at.getTime() !== remindedAt.getTime()) {
+    throw new AppError("INVALID_STATE_TRANSITION", "This visit was moved or is no longer scheduled: the reminder's link no longer applies");
+  }
+  if (current.confirmed_at) return current;
+  return visitRecords.update(ctx, clinicId, id, { confirmed_at: ctx.clock.now() });
+}
+
+/** The tutor cancels (a reminder's signed link), no later than `windowHours` before the visit. */
+export async function cancelByTutor(ctx: ServiceContext, clinicId: string, id: string, remindedAt: Date, windowHours: number) {
+  const current = await visitRecords.find(ctx, clinicId, id);
+  if (current.status === "cancelled") return current;
+  if (current.status !== "scheduled" || current.scheduled_at.getTime() !== remindedAt.getTime()) {
+    throw new AppError("INVALID_STATE_TRANSITION", "This visit was moved or is no longer scheduled: the reminder's link no longer applies");
+  }
+  if (ctx.clock.now().getTime() > current.scheduled_at.getTime() - windowHours * 3_600_000) {
+    throw new AppError("INVALID_STATE_TRANSITION", `Visits can be cancelled online until ${windowHours} hours before; please call the clinic`);
+  }
+  return visitRecords.update(ctx, clinicId, id, { status: "cancelled" });
+}

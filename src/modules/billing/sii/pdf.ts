@@ -30,7 +30,7 @@ const REFERENCE_CODES: Record<number, string> = { 1: "anula el documento", 2: "c
 
 /** Upper case without accents, for matching comunas as people write them. */
 const plain = (text: string) => text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toUpperCase().replace(/\s+/g, " ").trim();
-const OFFICE_OF = new Map(Object.entries(siiOffices.offices as Record<string, string[]>).flatMap(([office, comunas]) => comunas.map((comuna) => [plain(comuna), office] as const)));
+const OFFICE_OF: ReadonlyMap<string, string> = new Map(Object.entries(siiOffices.offices as Record<string, string[]>).flatMap(([office, comunas]) => comunas.map((comuna) => [plain(comuna), office] as const)));
 
 /**
  * The SII office the printed copy names under the RUT/type/folio box: the unidad of the issuer's
