@@ -160,6 +160,11 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/mcp/usage", roles: ["owner"] },
   { method: "POST", path: "/admin/backups", roles: ["owner"] },
   { method: "GET", path: "/admin/backups", roles: ["owner"] },
+  // Install-wide: install administrators only (tests/install/admin.test.ts walks them with another clinic's owner).
+  { method: "GET", path: "/admin/install", roles: ["owner"] },
+  { method: "POST", path: "/admin/invitations", roles: ["owner"], body: () => ({}) },
+  { method: "GET", path: "/admin/invitations", roles: ["owner"] },
+  { method: "DELETE", path: "/admin/invitations/:id", roles: ["owner"] },
   { method: "GET", path: "/mcp/usage/summary", roles: ["owner"] },
   { method: "GET", path: "/mcp/usage/daily", roles: ["owner"] },
   { method: "GET", path: "/mcp/authorization-requests", roles: ["owner"], query: "?request=not.a.sealed.request" },
@@ -190,4 +195,4 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
 ];
 
 /** REST routes that need no access token. */
-export const PUBLIC_ROUTES = ["POST /auth/register", "POST /auth/login", "POST /auth/refresh"];
+export const PUBLIC_ROUTES = ["POST /auth/register", "POST /auth/login", "POST /auth/refresh", "GET /auth/setup", "POST /auth/setup"];

@@ -7,4 +7,5 @@ export * from "./clinical";
 export * from "./oauth";
 export * from "./events";
 export * from "./sii";
+export * from "./install";
 export * from "./reminders";
