@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView, withinDays } from "../../db/clinic-records";
 import { visits, type VisitStatus } from "../../db/schema";
 import type { ListActor } from "../../http/clinic-resource";
-import type { PageRequest } from "../../db/keyset";
+import { keyset, type PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
 import { patientRecords } from "../patients/service";
 import { userRecords } from "../users/service";
@@ -72,8 +72,16 @@ export function visitConditions(filters: VisitFilters, timeZone: string) {
   ];
 }
 
+/**
+ * A list filtered by date is read in the order of its filter's column, by scheduled time (then
+ * id), so the (clinic_id, scheduled_at, id) index serves the range and the order together; any
+ * other list stays in the order of creation. The two orders have their own cursors.
+ */
+export const VISITS_BY_SCHEDULE = keyset<VisitRow>("visits:scheduled", [visits.scheduled_at, visits.id]);
+export const listKeyset = (filters: VisitFilters) => (filters.date_from !== undefined || filters.date_to !== undefined ? VISITS_BY_SCHEDULE : visitRecords.keyset);
+
 export const list = (ctx: ServiceContext, { clinicId, timezone: timeZone }: ListActor, filters: VisitFilters, page: PageRequest) =>
-  visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page);
+  visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page, listKeyset(filters));
 
 /**
  * The tutor confirms attendance (a reminder's signed link): only a visit still scheduled at the
