@@ -21,6 +21,7 @@ import m18 from "../../drizzle/0018_mcp_reader_tax_documents_sii_columns.sql" wi
 import m19 from "../../drizzle/0019_audit_sii_tables.sql" with { type: "text" };
 import m20 from "../../drizzle/0020_event_fields_before_after.sql" with { type: "text" };
 import m21 from "../../drizzle/0021_audit_trigger_hstore.sql" with { type: "text" };
+import m22 from "../../drizzle/0022_oauth_refresh_successor_consent_decisions.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -45,4 +46,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0019_audit_sii_tables", when: 1795674675533, breakpoints: true, sql: m19 },
   { tag: "0020_event_fields_before_after", when: 1795682254112, breakpoints: true, sql: m20 },
   { tag: "0021_audit_trigger_hstore", when: 1795682266238, breakpoints: true, sql: m21 },
+  { tag: "0022_oauth_refresh_successor_consent_decisions", when: 1795833596497, breakpoints: true, sql: m22 },
 ];
