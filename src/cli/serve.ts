@@ -80,8 +80,13 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
   }
   const port = app.server?.port ?? config.port;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
-  const baseUrl = `http://${shownHost}:${port}`;
+  const listenUrl = `http://${shownHost}:${port}`;
+  // Clients reach the service at PUBLIC_URL when it is set (behind a proxy, or a name other than
+  // the bind address): every printed URL is that one, so an MCP client given it finds the same
+  // resource the metadata names.
+  const baseUrl = config.publicUrl ?? listenUrl;
   logger.announce("listening", {
+    listen: listenUrl,
     base_url: baseUrl,
     console_url: `${baseUrl}/`,
     api_url: `${baseUrl}/api/v1`,

@@ -1,6 +1,6 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { toolJsonSchema } from "../../http/json-schema";
 import { AppError } from "../../lib/errors";
 import { invokeTool, type InvokeOutcome } from "./invoke";
@@ -73,6 +73,17 @@ function toolResultJson(outcome: { ok: boolean; body: Record<string, unknown> })
   return outcome.ok ? `{"content":${content},"structuredContent":${text}}` : `{"isError":true,"content":${content}}`;
 }
 
+const isUnknownTool = (outcome: InvokeOutcome) => !outcome.ok && outcome.body.code === "TOOL_NOT_FOUND";
+
+/**
+ * A call to a tool that does not exist is a protocol error, not a tool's failure: JSON-RPC
+ * -32602 (invalid params), as the MCP specification names it, with the REST envelope as data.
+ * It is still counted and logged, like the REST endpoint's 404.
+ */
+function unknownToolError(name: string, outcome: InvokeOutcome) {
+  return { code: ErrorCode.InvalidParams, message: `Unknown tool: ${name}`, data: outcome.body };
+}
+
 /** A JSON-RPC answer to send as it is: 200, `application/json`. */
 export interface JsonRpcAnswer {
   json: string;
@@ -108,6 +119,7 @@ export async function handleMcpRequest(
         headers: { "content-type": "application/json", "x-request-id": requestId, ...outcome.headers, ...challenge },
       });
     }
+    if (isUnknownTool(outcome)) return { json: JSON.stringify({ jsonrpc: "2.0", id: call.id, error: unknownToolError(call.name, outcome) }) };
     return { json: `{"result":${toolResultJson(outcome)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}` };
   }
   const key = await runtime.keys.authenticate(authorization);
@@ -126,6 +138,11 @@ export async function handleMcpRequest(
   }));
   server.setRequestHandler(CallToolRequestSchema, async (call) => {
     const outcome = await invokeTool(runtime, { authorization, tool: call.params.name, input: call.params.arguments ?? {}, requestId });
+    // The SDK answers a thrown error's code, message and data as they are (McpError would prefix the message).
+    if (isUnknownTool(outcome)) {
+      const { code, message, data } = unknownToolError(call.params.name, outcome);
+      throw Object.assign(new Error(message), { code, data });
+    }
     return JSON.parse(toolResultJson(outcome)) as { content: { type: "text"; text: string }[] };
   });
 
