@@ -37,9 +37,25 @@ Options:
   -h, --help                 Show this help
   -v, --version              Show the version
 
-Environment: DATABASE_URL (unset: embedded database in DATA_DIR/pg), DATA_DIR (./data),
-PORT (3000), HOST, JWT_SECRET, LOG_LEVEL, QUOTA_FLUSH_MS, QUERY_TIMEOUT_MS, QUERY_MAX_ROWS,
-BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6h…), BACKUP_KEEP (7).`;
+Environment (docs/configuration.md describes each):
+  Database     DATABASE_URL (unset: embedded database in DATA_DIR/pg; memory://; postgres://…),
+               DATABASE_DIRECT_URL (a session connection beside a transaction-mode pooler),
+               DATA_DIR (./data), DATABASE_POOL_SIZE (10), QUERY_POOL_SIZE (4)
+  Listener     PORT (3000), HOST (0.0.0.0), PUBLIC_URL (the address clients use),
+               CORS_ORIGINS, MCP_ALLOWED_ORIGINS, MAX_BODY_BYTES (1048576), LOG_LEVEL (info)
+  Secrets      JWT_SECRET, SECRETS_KEY (both generated into DATA_DIR unless given; required
+               with NODE_ENV=production), COOKIE_SECURE (true; false only for plain http)
+  MCP          QUOTA_FLUSH_MS (2000), QUERY_TIMEOUT_MS (5000), QUERY_MAX_ROWS (1000),
+               QUERY_MAX_COST (1000000)
+  SII          SII_TEST_CAF_KEYS (a PEM file of extra trusted CAF keys, for tests)
+  Backups      BACKUP_DIR (DATA_DIR/backups), BACKUP_INTERVAL (daily; off, hourly, weekly, 6h…),
+               BACKUP_KEEP (7)
+  Audit        EVENTS_RETENTION_DAYS (unset: events kept forever)
+  Webhooks     WEBHOOK_RETRY_SCHEDULE (0s,5s,5m,30m,2h,5h,10h,14h,20h,24h), WEBHOOK_TIMEOUT_MS
+               (15000), WEBHOOK_ALLOWED_NETWORKS, WEBHOOK_DISPATCHER (on; off),
+               WEBHOOK_DUE_DAYS (7), WEBHOOK_DUE_HOUR (8)
+  Memory       MEMORY_SOFT_LIMIT_MB (384; 0: never)
+  NODE_ENV     production: secrets must be given, webhook URLs must be https`;
 
 /** One line from standard input (a prompt goes to stderr when it is a terminal). */
 async function readPasswordLine(): Promise<string> {
