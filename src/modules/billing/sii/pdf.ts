@@ -1,5 +1,6 @@
-import bwipjs from "bwip-js/node";
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
+import type { PDFFont, PDFPage } from "pdf-lib";
+
+// pdf-lib and bwip-js are loaded at the first print: an idle server need not hold them.
 import type { SiiEnvironment } from "../../../db/schema";
 
 export type PrintFormat = "letter" | "thermal";
@@ -26,7 +27,8 @@ const pesos = (amount: number) => `$ ${amount.toLocaleString("es-CL")}`;
 const dmy = (date: string) => date.split("-").reverse().join("-");
 
 /** The TED as the SII prints it: PDF417, error-correction level 5, its bytes in ISO-8859-1. */
-export function timbrePng(ted: string): Promise<Buffer> {
+export async function timbrePng(ted: string): Promise<Buffer> {
+  const { default: bwipjs } = await import("bwip-js/node");
   return bwipjs.toBuffer({ bcid: "pdf417", text: ted, eclevel: 5, columns: 14, scale: 2, height: 2, binarytext: true } as Parameters<typeof bwipjs.toBuffer>[0]);
 }
 
@@ -51,6 +53,7 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
  * resolution and where to verify; documents outside production say SIN VALOR LEGAL.
  */
 export async function printDocument(document: PrintedDocument, format: PrintFormat): Promise<Uint8Array> {
+  const { PDFDocument, StandardFonts, rgb } = await import("pdf-lib");
   const pdf = await PDFDocument.create();
   pdf.setTitle(`${DOC_TYPE_NAMES[document.docType]} N° ${document.folio}`);
   pdf.setCreator("vet-clinic-service");
