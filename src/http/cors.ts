@@ -18,11 +18,11 @@ export function allowedCorsOrigin(request: Request, config: Pick<Config, "corsOr
 }
 
 /** The OAuth endpoints and discovery documents an MCP client calls before it reaches /mcp. */
-const OAUTH_CLIENT_PATHS = new Set(["/authorize", "/token", "/register", "/revoke", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]);
+const OAUTH_CLIENT_PATHS: readonly string[] = ["/authorize", "/token", "/register", "/revoke", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"];
 
 /** Paths an MCP client calls: /mcp and below, and the authorization server's own (a browser-based client runs the whole flow from its origin). */
 function isMcpClientPath(path: string): boolean {
-  return path === "/mcp" || path.startsWith("/mcp/") || OAUTH_CLIENT_PATHS.has(path) || path.startsWith("/.well-known/oauth-protected-resource");
+  return path === "/mcp" || path.startsWith("/mcp/") || OAUTH_CLIENT_PATHS.includes(path) || path.startsWith("/.well-known/oauth-protected-resource");
 }
 
 /**

@@ -8,7 +8,7 @@ export function isLoopbackHost(hostname: string): boolean {
  * Private-use URI schemes of MCP clients that predate the reverse-domain rule and are not
  * executed by the operating system itself (`cursor://` is Cursor's registered callback).
  */
-const KNOWN_CLIENT_SCHEMES = new Set(["cursor:", "vscode:", "vscode-insiders:", "windsurf:"]);
+const KNOWN_CLIENT_SCHEMES: readonly string[] = ["cursor:", "vscode:", "vscode-insiders:", "windsurf:"];
 
 /** A private-use scheme in reverse-domain form, such as `com.example.app:` (RFC 8252 §7.1): at least two labels. */
 const REVERSE_DOMAIN_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
@@ -26,7 +26,7 @@ export function redirectUriProblem(value: string): string | undefined {
   if (url.username || url.password) return `${value} carries credentials`;
   if (url.protocol === "https:") return undefined;
   if (url.protocol === "http:") return isLoopbackHost(url.hostname) ? undefined : `${value}: plain http is allowed only for loopback redirect URIs`;
-  if (REVERSE_DOMAIN_SCHEME.test(url.protocol) || KNOWN_CLIENT_SCHEMES.has(url.protocol)) return undefined;
+  if (REVERSE_DOMAIN_SCHEME.test(url.protocol) || KNOWN_CLIENT_SCHEMES.includes(url.protocol)) return undefined;
   return `${value}: a redirect URI must use https, loopback http, or a private-use scheme in reverse-domain form (com.example.app:/callback)`;
 }
 
