@@ -13,7 +13,7 @@ import { folioCounters, taxDocuments } from "../src/db/schema";
 import { newId } from "../src/lib/crypto";
 import { ManualClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/logger";
-import { lockInvoice } from "../src/modules/billing/invoices/service";
+import { lockInvoice } from "../src/modules/billing/invoices/ledger";
 import { createTestAuthority } from "../src/modules/billing/sii/test-authority";
 import { testConfig } from "../tests/helpers/app";
 import { createTestDatabase } from "../tests/helpers/database";

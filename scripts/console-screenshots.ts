@@ -1,5 +1,5 @@
 /**
- * The README's console screenshots, on the demo clinic in headless Chromium:
+ * The console screenshots of README.md and docs/console.md, on the demo clinic in headless Chromium:
  * `bun scripts/console-screenshots.ts` writes docs/console-board.png and docs/console-mcp.png.
  */
 import { BrowserRun } from "../tests/browser/harness";

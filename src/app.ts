@@ -38,6 +38,10 @@ import { billingModule } from "./modules/billing";
 import { operationsModule } from "./modules/operations";
 import { patientsModule } from "./modules/patients";
 import { tutorsModule } from "./modules/tutors";
+import { consentsModule } from "./modules/consents";
+import { tutorRightsModule } from "./modules/tutor-rights";
+import { remindersModule } from "./modules/reminders";
+import { createReminderRuntime, LINK_PATHS, whatsappWebhookBody } from "./modules/reminders/runtime";
 import { visitsModule } from "./modules/visits";
 import { notesModule } from "./modules/notes";
 import { vitalsModule } from "./modules/vitals";
@@ -56,7 +60,8 @@ function buildRoutes(context: AppContext) {
     .use(changeContext(context.database.changeContexts, context.clock, context.requests))
     .use(corsPolicy(context.config))
     .use(errorHandler(context.logger, context.requests))
-    .use(formBody(OAUTH_FORM_PATHS, context.config.maxBodyBytes))
+    .use(formBody([...OAUTH_FORM_PATHS, ...LINK_PATHS], context.config.maxBodyBytes))
+    .use(whatsappWebhookBody(context.reminders.rawBodies, context.config.maxBodyBytes))
     .use(jsonBody(context.config.maxBodyBytes))
     .use(inputRules(context.declaredInputs))
     .use(apiDocs(context.apiDocument))
@@ -70,6 +75,8 @@ function buildRoutes(context: AppContext) {
         .use(usersModule(context))
         .use(clinicModule(context))
         .use(tutorsModule(context))
+        .use(consentsModule(context))
+        .use(tutorRightsModule(context))
         .use(patientsModule(context))
         .use(visitsModule(context))
         .use(notesModule(context))
@@ -85,7 +92,8 @@ function buildRoutes(context: AppContext) {
         .use(mcpReportsModule(context))
         .use(backupsModule(context))
         .use(auditModule(context))
-        .use(webhooksModule(context)),
+        .use(webhooksModule(context))
+        .use(remindersModule(context, context.reminders)),
     );
 }
 
@@ -112,10 +120,12 @@ export function createApp(deps: AppDeps): BuiltApp {
     statistics: new PlannerStatistics(deps.database, deps.logger),
     secrets,
     webhooks: createWebhookRuntime({ ...deps, secrets }),
+    reminders: createReminderRuntime(deps),
     backups: deps.database.kind === "postgres" ? null : new BackupScheduler(new BackupStore(deps.database, deps.clock, deps.config.backup, deps.logger), deps.clock, deps.logger),
   };
   context.backups?.start();
   context.lifecycle.onBeforeClose(() => context.webhooks.stop());
+  context.lifecycle.onBeforeClose(() => context.reminders.stop());
   context.lifecycle.onBeforeClose(async () => context.backups?.stop());
   context.lifecycle.onBeforeClose(() => mcp.stop());
   context.lifecycle.onBeforeClose(() => context.statistics.stop());

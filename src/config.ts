@@ -42,6 +42,66 @@ export interface Config {
   /** Resident memory above which the served process runs a full collection (0: never). */
   memorySoftLimitMb: number;
   webhooks: WebhookSettings;
+  /** Absent: no channel, nothing dispatched (what a test that does not send reminders gets). */
+  reminders?: ReminderSettings;
+}
+
+/** Reminders to tutors (REMINDER_*, SMTP_*, MAIL_FROM, WHATSAPP_*); a channel without its settings is absent. */
+export interface ReminderSettings {
+  /** Whether this instance plans and sends reminders (REMINDER_DISPATCHER=off leaves it to others; tests drive it by hand). */
+  dispatch: boolean;
+  /** The delay before each retry of a failed send (REMINDER_RETRY_SCHEDULE); after the last, the message is `failed`. */
+  retryScheduleMs: number[];
+  timeoutMs: number;
+  /** SMTP_URL (smtp:// or smtps://, credentials in the URL) and MAIL_FROM; null: no e-mail. */
+  email: { smtpUrl: string; from: string } | null;
+  /** WhatsApp Cloud API; null: no WhatsApp. */
+  whatsapp: WhatsAppSettings | null;
+}
+
+export interface WhatsAppSettings {
+  token: string;
+  phoneNumberId: string;
+  /** Meta's Graph API base with its version, or a provider that speaks the same API (WHATSAPP_API_URL). */
+  apiUrl: string;
+  /** Verifies X-Hub-Signature-256 on the inbound webhook; without it the webhook refuses everything. */
+  appSecret: string | null;
+  /** What Meta's verification handshake must present (hub.verify_token). */
+  verifyToken: string | null;
+}
+
+/** No channel configured, nothing dispatched. */
+export const NO_REMINDERS: ReminderSettings = { dispatch: false, retryScheduleMs: [60_000], timeoutMs: 15_000, email: null, whatsapp: null };
+
+/** Meta's Graph API, at the version the request shapes were checked against. */
+export const DEFAULT_WHATSAPP_API_URL = "https://graph.facebook.com/v23.0";
+/** Retries of a reminder: 1 min, 5 min, 30 min, 2 h, 6 h; then it is `failed` (within about nine hours). */
+export const DEFAULT_REMINDER_RETRY_SCHEDULE = "1m,5m,30m,2h,6h";
+
+/** The reminder settings from the environment; a half-configured channel is a start-up error that names what is missing. */
+export function reminderSettingsFrom(env: Env): ReminderSettings {
+  let email: ReminderSettings["email"] = null;
+  if (env.SMTP_URL) {
+    const url = URL.parse(env.SMTP_URL);
+    if (!url || (url.protocol !== "smtp:" && url.protocol !== "smtps:")) throw new Error("SMTP_URL must be smtp://user:password@host:port or smtps://… (got a value that is neither)");
+    if (!env.MAIL_FROM) throw new Error("MAIL_FROM is required with SMTP_URL (the address reminders come from, such as \"Clínica <avisos@clinica.cl>\")");
+    email = { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM };
+  }
+  let whatsapp: ReminderSettings["whatsapp"] = null;
+  if (env.WHATSAPP_TOKEN || env.WHATSAPP_PHONE_NUMBER_ID) {
+    if (!env.WHATSAPP_TOKEN || !env.WHATSAPP_PHONE_NUMBER_ID) throw new Error("WhatsApp needs both WHATSAPP_TOKEN and WHATSAPP_PHONE_NUMBER_ID");
+    const apiUrl = (env.WHATSAPP_API_URL || DEFAULT_WHATSAPP_API_URL).replace(/\/+$/, "");
+    const parsed = URL.parse(apiUrl);
+    if (!parsed || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) throw new Error(`WHATSAPP_API_URL must be an http(s) URL such as ${DEFAULT_WHATSAPP_API_URL}`);
+    whatsapp = { token: env.WHATSAPP_TOKEN, phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID, apiUrl, appSecret: env.WHATSAPP_APP_SECRET || null, verifyToken: env.WHATSAPP_VERIFY_TOKEN || null };
+  }
+  return {
+    dispatch: env.REMINDER_DISPATCHER !== "off",
+    retryScheduleMs: retryScheduleFrom(env.REMINDER_RETRY_SCHEDULE || DEFAULT_REMINDER_RETRY_SCHEDULE, "REMINDER_RETRY_SCHEDULE"),
+    timeoutMs: intFrom(env, "REMINDER_TIMEOUT_MS", 15_000, 100),
+    email,
+    whatsapp,
+  };
 }
 
 /** Webhook delivery (WEBHOOK_* settings). */
@@ -55,6 +115,8 @@ export interface WebhookSettings {
   /** Plain http URLs are accepted only outside production. */
   allowHttp: boolean;
   timeoutMs: number;
+  /** Webhooks one clinic may have (WEBHOOK_MAX_ENDPOINTS, default 20). */
+  maxEndpoints?: number;
   /** Time-based events (`vaccination.due`, `alert.due`): for what falls due within this many days (WEBHOOK_DUE_DAYS)… */
   dueDays: number;
   /** …written each day from this hour in the clinic's time zone (WEBHOOK_DUE_HOUR). */
@@ -63,16 +125,18 @@ export interface WebhookSettings {
   eventsRetentionDays?: number | null;
 }
 
+export const DEFAULT_WEBHOOK_MAX_ENDPOINTS = 20;
+
 /** The Standard Webhooks schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
 export const DEFAULT_RETRY_SCHEDULE = "0s,5s,5m,30m,2h,5h,10h,14h,20h,24h";
 const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** WEBHOOK_RETRY_SCHEDULE: a comma list of durations (`0s,5s,5m`), each a whole number with ms, s, m, h or d. */
-export function retryScheduleFrom(raw: string | undefined): number[] {
+export function retryScheduleFrom(raw: string | undefined, name = "WEBHOOK_RETRY_SCHEDULE"): number[] {
   const items = (raw || DEFAULT_RETRY_SCHEDULE).split(",").map((item) => item.trim());
   return items.map((item) => {
     const match = /^(\d+)(ms|s|m|h|d)$/.exec(item);
-    if (!match) throw new Error(`WEBHOOK_RETRY_SCHEDULE must be a comma list of durations such as 0s,5s,5m,30m,2h (got "${raw}")`);
+    if (!match) throw new Error(`${name} must be a comma list of durations such as 0s,5s,5m,30m,2h (got "${raw}")`);
     return Number(match[1]) * DURATION_UNIT_MS[match[2]!]!;
   });
 }
@@ -202,10 +266,12 @@ export function loadConfig(env: Env = process.env): Config {
       allowedNetworks: listFrom(env.WEBHOOK_ALLOWED_NETWORKS),
       allowHttp: env.NODE_ENV !== "production",
       timeoutMs: intFrom(env, "WEBHOOK_TIMEOUT_MS", 15_000, 100),
+      maxEndpoints: intFrom(env, "WEBHOOK_MAX_ENDPOINTS", DEFAULT_WEBHOOK_MAX_ENDPOINTS, 1),
       dueDays: intFrom(env, "WEBHOOK_DUE_DAYS", 7),
       dueHour: Math.min(23, intFrom(env, "WEBHOOK_DUE_HOUR", 8)),
       eventsRetentionDays: env.EVENTS_RETENTION_DAYS ? intFrom(env, "EVENTS_RETENTION_DAYS", 0, 1) : null,
     },
+    reminders: reminderSettingsFrom(env),
     backup: { dir: resolve(env.BACKUP_DIR || join(dataDir, "backups")), intervalMs: backupIntervalFrom(env.BACKUP_INTERVAL), keep: intFrom(env, "BACKUP_KEEP", 7, 1) },
   };
 }

@@ -14,6 +14,7 @@ import type { McpRuntime } from "./modules/mcp/runtime";
 import type { BackupScheduler } from "./backup/store";
 import type { PlannerStatistics } from "./db/planner-statistics";
 import type { WebhookRuntime } from "./modules/webhooks/runtime";
+import type { ReminderRuntime } from "./modules/reminders/runtime";
 
 /** What the app is built from: tests hand in their own database, clock and config. */
 export interface AppDeps {
@@ -63,4 +64,6 @@ export interface AppContext extends AppDeps {
   secrets: SecretBox;
   /** Webhook destination rules and this instance's dispatcher. */
   webhooks: WebhookRuntime;
+  /** Reminder channels, the tutors' signed links, and this instance's outbox dispatcher. */
+  reminders: ReminderRuntime;
 }

@@ -53,7 +53,11 @@ Environment (docs/configuration.md describes each):
   Audit        EVENTS_RETENTION_DAYS (unset: events kept forever)
   Webhooks     WEBHOOK_RETRY_SCHEDULE (0s,5s,5m,30m,2h,5h,10h,14h,20h,24h), WEBHOOK_TIMEOUT_MS
                (15000), WEBHOOK_ALLOWED_NETWORKS, WEBHOOK_DISPATCHER (on; off),
-               WEBHOOK_DUE_DAYS (7), WEBHOOK_DUE_HOUR (8)
+               WEBHOOK_DUE_DAYS (7), WEBHOOK_DUE_HOUR (8), WEBHOOK_MAX_ENDPOINTS (20)
+  Reminders    SMTP_URL, MAIL_FROM (e-mail); WHATSAPP_TOKEN, WHATSAPP_PHONE_NUMBER_ID,
+               WHATSAPP_API_URL (https://graph.facebook.com/v23.0), WHATSAPP_APP_SECRET,
+               WHATSAPP_VERIFY_TOKEN (WhatsApp); REMINDER_DISPATCHER (on; off),
+               REMINDER_RETRY_SCHEDULE (1m,5m,30m,2h,6h), REMINDER_TIMEOUT_MS (15000)
   Memory       MEMORY_SOFT_LIMIT_MB (384; 0: never)
   NODE_ENV     production: secrets must be given, webhook URLs must be https`;
 

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { alerts, clinicalNotes, clinics, folioCounters, invoiceItems, invoices, noteAddenda, patients, payments, prescriptions, refunds, taxDocuments, tutors, users, vaccinations, visits, vitals } from "../db/schema";
-import { addDays, dayInZone } from "../lib/time";
+import { addDays, dayInZone, startOfDayInZone } from "../lib/time";
 import { DAY, HOUR, MINUTE, type Clock } from "../lib/clock";
 import { newId, randomAlphanumeric } from "../lib/crypto";
 import { createKey } from "../modules/mcp-keys/service";
@@ -28,8 +28,50 @@ const PETS: { species: string; breeds: string[]; names: string[]; grams: [number
   { species: "bird", breeds: ["Catita australiana", "Cacatúa"], names: ["Piolín", "Paco"], grams: [30, 600] },
 ];
 const SERVICES: [string, number][] = [["Consulta general", 25_000], ["Vacuna antirrábica", 15_000], ["Vacuna óctuple", 18_000], ["Desparasitación", 9_000], ["Hemograma", 22_000], ["Radiografía", 35_000], ["Ecografía abdominal", 45_000], ["Limpieza dental", 60_000], ["Control post operatorio", 12_000]];
-const REASONS = ["Control anual", "Vacunación", "Vómitos", "Cojera", "Control de peso", "Dermatitis", "Otitis", "Control post operatorio"];
-const DIAGNOSES = ["Sano", "Gastroenteritis leve", "Otitis externa", "Dermatitis alérgica", "Sobrepeso", "Esguince leve"];
+const DEMO_TIME_ZONE = "America/Santiago";
+/**
+ * The demo clinic's opening hours, by day of the week (0 = Sunday, closed): [opens, closes) in
+ * whole hours of the clinic's time zone. Visits are booked inside them.
+ */
+const OPENING_HOURS: Record<number, [number, number] | null> = { 0: null, 1: [9, 19], 2: [9, 19], 3: [9, 19], 4: [9, 19], 5: [9, 19], 6: [10, 14] };
+
+/** What a visit was for, and what its record then says: its diagnosis, its note, what may be prescribed. */
+interface VisitCase {
+  reason: string;
+  diagnosis: string;
+  soap: { subjective: string; objective: string; assessment: string; plan: string; diagnoses: string[] };
+  drug?: { drug: string; dose: string; route: string; frequency: string; duration_days: number; quantity: string };
+}
+const HEALTHY = { subjective: "Tutor refiere buen apetito y actividad normal.", objective: "Mucosas rosadas, TLLC < 2 s, auscultación sin hallazgos.", assessment: "Paciente sano.", plan: "Mantener plan de vacunas y desparasitación.", diagnoses: ["control sano"] };
+const VISIT_CASES: VisitCase[] = [
+  { reason: "Control anual", diagnosis: "Sano", soap: HEALTHY },
+  { reason: "Vacunación", diagnosis: "Sano", soap: { subjective: "Viene a su vacuna anual, sin molestias.", objective: "Examen físico normal, temperatura normal.", assessment: "Paciente sano, apto para vacunar.", plan: "Se aplica la vacuna; próxima dosis en un año.", diagnoses: ["control sano"] } },
+  { reason: "Vómitos", diagnosis: "Gastroenteritis leve", soap: { subjective: "Vómitos desde hace 2 días, decaído.", objective: "Dolor leve a la palpación abdominal, deshidratación 5 %.", assessment: "Gastroenteritis aguda.", plan: "Dieta blanda, antiemético, control en 5 días.", diagnoses: ["gastroenteritis"] }, drug: { drug: "Maropitant 10 mg/ml", dose: "1 mg/kg", route: "SC", frequency: "cada 24 h", duration_days: 3, quantity: "1 frasco" } },
+  { reason: "Cojera", diagnosis: "Esguince leve", soap: { subjective: "Cojea de la extremidad posterior izquierda desde ayer.", objective: "Dolor a la manipulación de la rodilla, sin inestabilidad articular.", assessment: "Esguince leve.", plan: "Reposo, antiinflamatorio por 5 días, control en una semana.", diagnoses: ["esguince leve"] }, drug: { drug: "Meloxicam 1,5 mg/ml suspensión oral", dose: "0,1 mg/kg", route: "oral", frequency: "cada 24 h", duration_days: 5, quantity: "1 frasco 10 ml" } },
+  { reason: "Control de peso", diagnosis: "Sobrepeso", soap: { subjective: "Tutor consulta por aumento de peso.", objective: "Condición corporal 7/9, resto del examen normal.", assessment: "Sobrepeso.", plan: "Dieta de control de peso y control mensual.", diagnoses: ["sobrepeso"] } },
+  { reason: "Dermatitis", diagnosis: "Dermatitis alérgica", soap: { subjective: "Prurito generalizado hace 3 semanas.", objective: "Eritema en abdomen y axilas, sin parásitos visibles.", assessment: "Dermatitis alérgica probable.", plan: "Antihistamínico, dieta hipoalergénica, control en 3 semanas.", diagnoses: ["dermatitis alérgica"] }, drug: { drug: "Clorfenamina 4 mg", dose: "0,4 mg/kg", route: "oral", frequency: "cada 12 h", duration_days: 14, quantity: "28 comprimidos" } },
+  { reason: "Otitis", diagnosis: "Otitis externa", soap: { subjective: "Se rasca la oreja derecha.", objective: "Conducto auditivo eritematoso con secreción ceruminosa.", assessment: "Otitis externa.", plan: "Limpieza y gotas óticas por 10 días.", diagnoses: ["otitis externa"] }, drug: { drug: "Gotas óticas de gentamicina y betametasona", dose: "4 gotas", route: "ótica", frequency: "cada 12 h", duration_days: 10, quantity: "1 frasco 15 ml" } },
+  { reason: "Control post operatorio", diagnosis: "Evolución favorable", soap: { subjective: "Control a los 10 días de la cirugía.", objective: "Herida limpia y seca, sin signos de infección.", assessment: "Evolución post operatoria favorable.", plan: "Retiro de puntos; alta.", diagnoses: ["control post operatorio"] }, drug: { drug: "Amoxicilina + ácido clavulánico 250 mg", dose: "12,5 mg/kg", route: "oral", frequency: "cada 12 h", duration_days: 7, quantity: "14 comprimidos" } },
+];
+const CASE_OF_REASON: ReadonlyMap<string, (typeof VISIT_CASES)[number]> = new Map(VISIT_CASES.map((c) => [c.reason, c]));
+
+/** A wall-clock time of a calendar day in the time zone, as an instant (exact across DST changes). */
+function atLocalTime(date: string, hour: number, minute: number, timeZone: string): Date {
+  const guess = new Date(startOfDayInZone(date, timeZone).getTime() + hour * HOUR + minute * MINUTE);
+  const shown = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(guess).split(":").map(Number) as [number, number];
+  return new Date(guess.getTime() + ((hour - shown[0]) * 60 + (minute - shown[1])) * MINUTE);
+}
+
+/** A visit time inside the opening hours of a day `dayOffset` days from today (a Sunday moves to Monday). */
+function openingTime(r: { int(min: number, max: number): number; pick<T>(items: readonly T[]): T }, now: Date, dayOffset: number): Date {
+  let date = addDays(dayInZone(now, DEMO_TIME_ZONE), dayOffset);
+  let hours = OPENING_HOURS[new Date(`${date}T12:00:00Z`).getUTCDay()];
+  while (!hours) {
+    date = addDays(date, 1);
+    hours = OPENING_HOURS[new Date(`${date}T12:00:00Z`).getUTCDay()];
+  }
+  return atLocalTime(date, r.int(hours[0], hours[1] - 1), r.pick([0, 15, 30, 45]), DEMO_TIME_ZONE);
+}
 
 /**
  * The demo's SII set-up, under a stand-in SII (environment "test": its documents print SIN VALOR
@@ -40,7 +82,7 @@ async function demoSiiSetUp(ctx: ServiceContext, clinicId: string, secretsKey: s
   await ctx.db.update(clinics).set({ economic_activity_code: "750000", commune: "Ñuñoa", sii_resolution_number: 0, sii_resolution_date: "2026-01-05" }).where(eq(clinics.id, clinicId));
   const authority = createTestAuthority();
   const settings: SiiSettings = { secrets: createSecretBox(secretsKey), trust: { sii: new Map(), test: [createPublicKey(authority.publicKeyPem)] } };
-  const today = dayInZone(ctx.clock.now(), "America/Santiago");
+  const today = dayInZone(ctx.clock.now(), DEMO_TIME_ZONE);
   for (const docType of [33, 39, 61]) {
     const from = (folios[docType] ?? 0) + 1;
     await siiService.uploadCaf(ctx, settings, clinicId, authority.caf({ rut: formatRut(76_086_428), legalName: "SERVICIOS VETERINARIOS LOS AROMOS", docType, from, to: from + 999, authorizedOn: today }));
@@ -154,7 +196,7 @@ async function reuseDemo(database: Database, clock: Clock, clinicId: string): Pr
     await revokeAllSessions({ db: database.db, clock }, user.id);
     logins.push({ role: person.role, name: person.name, email: person.email, password });
   }
-  const key = await createKey({ db: database.db, clock }, clinicId, ownerId, { name: `Demo assistant ${now.toISOString().slice(0, 16)}`, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
+  const key = await createKey({ db: database.db, clock }, clinicId, ownerId, { name: `Asistente de demostración ${now.toISOString().slice(0, 16)}`, scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
   return { clinic_id: clinicId, action: "reused", owner: { email: logins[0]!.email, password: logins[0]!.password }, logins, mcp_key: key.api_key, counts: await demoCounts(database, clinicId) };
 }
 
@@ -177,10 +219,10 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
   const now = clock.now();
   const logins: DemoLogin[] = DEMO_PEOPLE.map((person) => ({ role: person.role, name: person.name, email: person.email, password: demoPassword() }));
   const { email, password } = logins[0]!;
-  const session = await register({ db, clock }, { email, password, name: DEMO_PEOPLE[0].name, clinic_name: DEMO_CLINIC, timezone: "America/Santiago", currency: "CLP" });
+  const session = await register({ db, clock }, { email, password, name: DEMO_PEOPLE[0].name, clinic_name: DEMO_CLINIC, timezone: DEMO_TIME_ZONE, currency: "CLP" });
   const clinicId = session.clinic.id;
   // A plausible issuer for the SII documents (RUT with a valid check digit).
-  await db.update(clinics).set({ legal_name: "Servicios Veterinarios Los Aromos SpA", rut: formatRut(76_086_428), address: "Av. Los Aromos 1234, Ñuñoa, Santiago", giro: "Servicios veterinarios" }).where(eq(clinics.id, clinicId));
+  await db.update(clinics).set({ legal_name: "Servicios Veterinarios Los Aromos SpA", rut: formatRut(76_086_428), address: "Av. Los Aromos 1234", commune: "Ñuñoa", giro: "Servicios veterinarios" }).where(eq(clinics.id, clinicId));
   const stamp = (at: Date = now) => ({ clinic_id: clinicId, created_at: at, updated_at: at });
   const vetIds = [newId(), newId()];
   const staffIds = [vetIds[0]!, vetIds[1]!, newId()];
@@ -229,7 +271,8 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
   const visitRows = Array.from({ length: 420 }, () => {
     const patient = r.pick(patientRows);
     const dayOffset = r.int(-60, 7);
-    const scheduled = new Date(now.getTime() + dayOffset * DAY + r.int(-4, 4) * HOUR + r.pick([0, 15, 30, 45]) * MINUTE);
+    const scheduled = openingTime(r, now, dayOffset);
+    const visitCase = r.pick(VISIT_CASES);
     const past = scheduled.getTime() < now.getTime() - HOUR;
     const status = !past ? "scheduled" : r.next() < 0.86 ? "completed" : r.next() < 0.5 ? "cancelled" : "no_show";
     return {
@@ -241,8 +284,8 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
       scheduled_at: scheduled,
       started_at: status === "completed" ? scheduled : null,
       completed_at: status === "completed" ? new Date(scheduled.getTime() + 30 * MINUTE) : null,
-      reason: r.pick(REASONS),
-      diagnosis: status === "completed" ? r.pick(DIAGNOSES) : null,
+      reason: visitCase.reason,
+      diagnosis: status === "completed" ? visitCase.diagnosis : null,
       notes: null,
     };
   });
@@ -298,8 +341,8 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
     const refundedAt = new Date(now.getTime() - HOUR);
     payment.refunded_amount = payment.amount;
     refundRows.push({ ...stamp(refundedAt), id: newId(), payment_id: payment.id!, invoice_id: invoice.id!, amount: payment.amount, currency: "CLP", reason: "Venta anulada con nota de crédito", refunded_at: refundedAt });
-    Object.assign(invoice, { status: "credited", paid_amount: 0, paid_at: null });
-    documentRows.push({ ...stamp(), id: newId(), invoice_id: credited.invoice_id, doc_type: 61, folio: ++folios[61], referenced_document_id: credited.id!, currency: "CLP", net_amount: credited.net_amount, tax_amount: credited.tax_amount, total_amount: credited.total_amount, issued_at: now });
+    Object.assign(invoice, { status: "credited", paid_amount: 0, credited_amount: invoice.total_amount, paid_at: null });
+    documentRows.push({ ...stamp(), id: newId(), invoice_id: credited.invoice_id, doc_type: 61, folio: ++folios[61], referenced_document_id: credited.id!, reference_code: 1, currency: "CLP", net_amount: credited.net_amount, tax_amount: credited.tax_amount, total_amount: credited.total_amount, issued_at: now });
   }
   for (let i = 0; i < invoiceRows.length; i += 200) await db.insert(invoices).values(invoiceRows.slice(i, i + 200));
   for (let i = 0; i < itemRows.length; i += 300) await db.insert(invoiceItems).values(itemRows.slice(i, i + 300));
@@ -320,11 +363,11 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
   );
   await seedClinicalRecord(database, clinicId, now, patientRows, visitRows, vetIds);
 
-  const key = await createKey({ db, clock }, clinicId, session.user.id, { name: "Demo assistant", scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
+  const key = await createKey({ db, clock }, clinicId, session.user.id, { name: "Asistente de demostración", scopes: ["read", "query", "clinic_context"], rate_limit_per_day: 1000 });
 
   // The starter reports, saved as an owner would (through the guard), so an assistant has them at once.
   const reportContext = { db, clock, database, queryLimits: { timeoutMs: 5_000, maxRows: 1_000 } };
-  for (const template of reportTemplates("America/Santiago")) await createReport(reportContext, clinicId, session.user.id, template);
+  for (const template of reportTemplates(DEMO_TIME_ZONE)) await createReport(reportContext, clinicId, session.user.id, template);
 
   let largeVisits = 0;
   if (size === "large") largeVisits = await seedManyVisits(database, clinicId, patientRows.map((p) => p.id), vetIds, now, largeVisitCount);
@@ -343,27 +386,16 @@ const MULTIVALENT: Record<string, { vaccine: string; diseases: string[] }> = {
   dog: { vaccine: "Vanguard Plus 5 (óctuple)", diseases: ["distemper", "hepatitis", "parvovirus", "parainfluenza", "leptospirosis"] },
   cat: { vaccine: "Felocell 4 (triple felina)", diseases: ["panleukopenia", "rhinotracheitis", "calicivirus", "chlamydia"] },
 };
-const SOAP = [
-  { subjective: "Tutor refiere buen apetito y actividad normal.", objective: "Mucosas rosadas, TLLC < 2 s, auscultación sin hallazgos.", assessment: "Paciente sano.", plan: "Mantener plan de vacunas y desparasitación.", diagnoses: ["control sano"] },
-  { subjective: "Vómitos desde hace 2 días, decaído.", objective: "Dolor leve a la palpación abdominal, deshidratación 5 %.", assessment: "Gastroenteritis aguda.", plan: "Dieta blanda, antiemético, control en 5 días.", diagnoses: ["gastroenteritis"] },
-  { subjective: "Se rasca la oreja derecha.", objective: "Conducto auditivo eritematoso con secreción ceruminosa.", assessment: "Otitis externa.", plan: "Limpieza y gotas óticas por 10 días.", diagnoses: ["otitis externa"] },
-  { subjective: "Prurito generalizado hace 3 semanas.", objective: "Eritema en abdomen y axilas, sin parásitos visibles.", assessment: "Dermatitis alérgica probable.", plan: "Antihistamínico, dieta hipoalergénica, control en 3 semanas.", diagnoses: ["dermatitis alérgica"] },
-];
-const DRUGS = [
-  { drug: "Meloxicam 1,5 mg/ml suspensión oral", dose: "0,1 mg/kg", route: "oral", frequency: "cada 24 h", duration_days: 5, quantity: "1 frasco 10 ml" },
-  { drug: "Amoxicilina + ácido clavulánico 250 mg", dose: "12,5 mg/kg", route: "oral", frequency: "cada 12 h", duration_days: 7, quantity: "14 comprimidos" },
-  { drug: "Maropitant 10 mg/ml", dose: "1 mg/kg", route: "SC", frequency: "cada 24 h", duration_days: 3, quantity: "1 frasco" },
-];
 
 /**
  * The demo's clinical record: a signed note for most completed visits (recent ones still in
  * draft), vitals at each visit (the patient's weight is its latest), yearly rabies and the
  * multivalent vaccine for dogs and cats (some overdue, some due this month), prescriptions.
  */
-async function seedClinicalRecord(database: Database, clinicId: string, now: Date, patientRows: { id: string; species: string; weight_grams: number; created_at: Date }[], visitRows: { id: string; patient_id: string; vet_id: string; status: string; completed_at: Date | null }[], vetIds: string[]) {
+async function seedClinicalRecord(database: Database, clinicId: string, now: Date, patientRows: { id: string; species: string; weight_grams: number; created_at: Date }[], visitRows: { id: string; patient_id: string; vet_id: string; status: string; completed_at: Date | null; reason: string | null }[], vetIds: string[]) {
   const db = database.db;
   const r = prng(20261126);
-  const tz = "America/Santiago";
+  const tz = DEMO_TIME_ZONE;
   const stamp = (at: Date) => ({ id: newId(), clinic_id: clinicId, created_at: at, updated_at: at });
   const vitalsRows: (typeof vitals.$inferInsert)[] = [];
   const noteRows: (typeof clinicalNotes.$inferInsert)[] = [];
@@ -379,10 +411,11 @@ async function seedClinicalRecord(database: Database, clinicId: string, now: Dat
     vitalsRows.push({ ...stamp(at), patient_id: visit.patient_id, visit_id: visit.id, recorded_by: visit.vet_id, measured_at: at, weight_grams: grams, temperature_dc: r.int(375, 392), heart_rate_bpm: r.int(70, 160), respiratory_rate_bpm: r.int(16, 36), body_condition_score: r.int(4, 6) });
     // The last two days' notes are still drafts: the board shows those visits as not yet signed.
     const signed = at.getTime() < now.getTime() - 2 * DAY || r.next() < 0.3;
-    const note = { ...stamp(at), visit_id: visit.id, patient_id: visit.patient_id, author_id: visit.vet_id, ...r.pick(SOAP), signed_at: signed ? new Date(at.getTime() + 20 * MINUTE) : null, signed_by: signed ? visit.vet_id : null };
+    const visitCase = CASE_OF_REASON.get(visit.reason ?? "") ?? VISIT_CASES[0]!;
+    const note = { ...stamp(at), visit_id: visit.id, patient_id: visit.patient_id, author_id: visit.vet_id, ...visitCase.soap, signed_at: signed ? new Date(at.getTime() + 20 * MINUTE) : null, signed_by: signed ? visit.vet_id : null };
     noteRows.push(note);
     if (signed && r.next() < 0.05) addendumRows.push({ ...stamp(new Date(at.getTime() + DAY)), note_id: note.id, patient_id: visit.patient_id, author_id: visit.vet_id, text: "Resultados de laboratorio dentro de rangos normales." });
-    if (r.next() < 0.2) prescriptionRows.push({ ...stamp(at), patient_id: visit.patient_id, visit_id: visit.id, prescribed_by: visit.vet_id, ...r.pick(DRUGS), instructions: "Administrar con comida." });
+    if (visitCase.drug && r.next() < 0.6) prescriptionRows.push({ ...stamp(at), patient_id: visit.patient_id, visit_id: visit.id, prescribed_by: visit.vet_id, ...visitCase.drug, instructions: visitCase.drug.route === "oral" ? "Administrar con comida." : null });
   }
   const dose = (patientId: string, product: { vaccine: string; diseases: string[] }, givenAt: Date, closedBy: { id: string; at: Date } | null) => {
     const givenOn = dayInZone(givenAt, tz);

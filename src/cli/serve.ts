@@ -100,6 +100,7 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
   context.statistics.start();
   // After migrating: webhook delivery and the morning's due events read the new tables.
   context.webhooks.start();
+  context.reminders.start();
   memory.start();
   options.onListening?.(baseUrl);
 }

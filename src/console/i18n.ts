@@ -4,7 +4,7 @@ const en = {
   "app.title": "Vet Clinic",
   "nav.today": "Today",
   "nav.tutors": "Tutors & patients",
-  "nav.billing": "Billing",
+  "nav.billing": "Sales",
   "nav.mcp": "MCP access",
   "nav.settings": "Settings",
   "nav.due": "Due",
@@ -54,7 +54,7 @@ const en = {
   "kind.vitals": "Vitals",
   "kind.vaccination": "Vaccine",
   "kind.prescription": "Prescription",
-  "kind.invoice": "Invoice",
+  "kind.invoice": "Sale",
   "nav.language": "Language",
   "nav.signOut": "Sign out",
   "signIn.title": "Sign in",
@@ -100,16 +100,16 @@ const en = {
   "tutors.new": "New tutor",
   "tutors.nationalId": "RUT",
   "tutors.patients": "Patients",
-  "tutors.invoices": "Invoices",
+  "tutors.invoices": "Sales",
   "patients.new": "New patient",
   "patients.species": "Species",
   "patients.sex": "Sex",
   "patients.birthDate": "Birth date",
   "patients.visits": "Visits",
-  "billing.title": "Invoices",
+  "billing.title": "Sales",
   "billing.all": "All",
-  "billing.invoice": "Invoice",
-  "billing.newInvoice": "New invoice",
+  "billing.invoice": "Sale",
+  "billing.newInvoice": "New sale",
   "billing.items": "Items",
   "billing.description": "Description",
   "billing.quantity": "Quantity",
@@ -124,6 +124,7 @@ const en = {
   "billing.balance": "Balance",
   "billing.saveDraft": "Save draft",
   "billing.emit": "Emit",
+  "billing.voidWithCreditNote": "Void (with its nota de crédito if it has a factura or boleta)",
   "billing.pay": "Record payment",
   "billing.amount": "Amount",
   "billing.method": "Method",
@@ -132,7 +133,7 @@ const en = {
   "billing.refunded": "Refunded",
   "billing.documents": "Tax documents",
   "billing.boleta": "Issue boleta",
-  "billing.factura": "Issue factura",
+  "billing.factura": "Issue factura (33)",
   "billing.receiverRut": "Receiver RUT",
   "billing.receiverName": "Receiver name",
   "billing.folio": "Folio",
@@ -228,7 +229,7 @@ const en = {
   "activity.what": "What",
   "activity.record": "Record",
   "activity.changes": "Fields",
-  "activity.action": "Actions (comma list)",
+  "activity.action": "Action",
   "activity.system": "System",
   "activity.more": "Older",
   "webhooks.title": "Webhooks",
@@ -251,6 +252,112 @@ const en = {
   "webhooks.error": "Error",
   "webhooks.retry": "Send again",
   "webhooks.add": "Add webhook",
+  // Labels of the values the API enumerates.
+  "species.dog": "Dog", "species.cat": "Cat", "species.bird": "Bird", "species.rabbit": "Rabbit", "species.rodent": "Rodent", "species.reptile": "Reptile", "species.horse": "Horse", "species.other": "Other",
+  "sex.male": "Male", "sex.female": "Female", "sex.unknown": "Unknown",
+  "invoiceStatus.draft": "Draft", "invoiceStatus.emitted": "Emitted", "invoiceStatus.paid": "Paid", "invoiceStatus.void": "Void", "invoiceStatus.credited": "Credited",
+  "method.cash": "Cash", "method.card": "Card", "method.transfer": "Bank transfer", "method.other": "Other",
+  "role.owner": "Owner", "role.vet": "Vet", "role.staff": "Reception",
+  "scope.read": "Read the schema", "scope.query": "Read every record (SQL)", "scope.clinic_context": "The day's figures",
+  "scopeWhat.read": "See which tables exist and what their columns mean (no records).",
+  "scopeWhat.query": "Read every record of the clinic with SQL: tutors and their phones, patients, visits, clinical notes, vitals, vaccinations, prescriptions, sales and payments. It cannot change anything.",
+  "scopeWhat.clinic_context": "See today's figures: revenue, visits, average ticket, new tutors and active alerts.",
+  "delivery.pending": "Pending", "delivery.succeeded": "Delivered", "delivery.failed": "Failed",
+  "environment.production": "Production", "environment.certification": "SII certification", "environment.test": "Test",
+  "outcome.ok": "Answered", "outcome.blocked": "Blocked", "outcome.error": "Error", "outcome.denied": "Denied", "outcome.rate_limited": "Over quota",
+  "docType.33": "Factura (33)", "docType.39": "Boleta (39)", "docType.61": "Nota de crédito (61)",
+  "docNoun.33": "factura (33)", "docNoun.39": "boleta", "docNoun.61": "credit note (61)", "activity.number": "No.",
+  "issue.39": "Issue boleta", "issue.33": "Issue factura (33)",
+  "alertKind.vaccine_due": "Vaccine due", "alertKind.follow_up": "Follow-up", "alertKind.allergy": "Allergy", "alertKind.overdue_invoice": "Unpaid sale", "alertKind.custom": "Other",
+  "prescriptionStatus.active": "Active", "prescriptionStatus.cancelled": "Cancelled",
+  "actor.system": "The system", "actor.api_key": "Assistant (key)", "actor.connection": "Assistant",
+  // Record types, as the audit trail names them.
+  "entity.clinic": "clinic settings", "entity.user": "user", "entity.tutor": "tutor", "entity.patient": "patient", "entity.visit": "visit", "entity.alert": "alert", "entity.invoice": "sale", "entity.payment": "payment", "entity.refund": "refund", "entity.tax_document": "tax document", "entity.mcp_key": "MCP key", "entity.mcp_connection": "assistant connection", "entity.mcp_report": "saved report", "entity.webhook": "webhook", "entity.note": "clinical note", "entity.note_addendum": "addendum", "entity.vitals": "vitals", "entity.vaccination": "vaccination", "entity.prescription": "prescription", "entity.sii_caf": "folio range (CAF)", "entity.sii_certificate": "digital certificate",
+  "entityPlural.clinic": "clinic settings", "entityPlural.user": "users", "entityPlural.tutor": "tutors", "entityPlural.patient": "patients", "entityPlural.visit": "visits", "entityPlural.alert": "alerts", "entityPlural.invoice": "sales", "entityPlural.payment": "payments", "entityPlural.refund": "refunds", "entityPlural.tax_document": "tax documents", "entityPlural.mcp_key": "MCP keys", "entityPlural.mcp_connection": "assistant connections", "entityPlural.mcp_report": "saved reports", "entityPlural.webhook": "webhooks", "entityPlural.note": "clinical notes", "entityPlural.note_addendum": "addenda", "entityPlural.vitals": "vitals", "entityPlural.vaccination": "vaccinations", "entityPlural.prescription": "prescriptions", "entityPlural.sii_caf": "folio ranges (CAF)", "entityPlural.sii_certificate": "digital certificates",
+  // What happened, as a verb: "{who} {verb} {the record}".
+  "verb.created": "created", "verb.updated": "changed", "verb.deleted": "deleted", "verb.restored": "restored", "verb.revoked": "revoked", "verb.role_changed": "changed the role of", "verb.status_changed": "changed the status of",
+  "verb.emitted": "emitted", "verb.paid": "completed the payment of", "verb.voided": "voided", "verb.credited": "credited", "verb.resolved": "resolved", "verb.reopened": "reopened", "verb.due": "sent the reminder for", "verb.test": "tested", "verb.issued": "issued",
+  "activity.person": "Person", "activity.recordType": "Record type", "activity.from": "From", "activity.to": "To", "activity.anyone": "Anyone", "activity.any": "Any",
+  "activity.changed": "changed", "activity.times": "records", "activity.bulk": "in one change", "activity.sentence": "{who} {verb} the {entity}",
+  // Units.
+  "unit.kg": "kg", "unit.celsius": "°C", "unit.bpm": "bpm", "unit.breaths": "breaths/min", "unit.bcs": "BCS {value}/9", "unit.days": "{value} days",
+  "chart.dayUtc": "Day (UTC)", "chart.calls": "Calls",
+  "chart.weight": "Weight (kg) over time", "chart.weightAxis": "Weight (kg)", "chart.date": "Date",
+  // The patient's timeline, one sentence per event.
+  "timeline.visit": "Visit: {reason}", "timeline.note": "Signed note: {text}", "timeline.addendum": "Addendum: {text}", "timeline.vaccination": "Vaccine {vaccine}", "timeline.prescription": "Prescription: {drug}, {dose}, {frequency}", "timeline.invoice": "Sale ({status}): {total}",
+  "timeline.noReason": "no reason given", "timeline.vitalsPrefix": "Vitals:", "timeline.weight": "weight {value}", "timeline.temperature": "temperature {value}", "timeline.heartRate": "heart rate {value}", "timeline.respiratoryRate": "breathing {value}", "timeline.nextDue": "next dose {date}",
+  // Prescriptions.
+  "rx.title": "Prescriptions", "rx.new": "Write a prescription", "rx.drug": "Drug", "rx.dose": "Dose", "rx.route": "Route", "rx.frequency": "Frequency", "rx.duration": "Duration (days)", "rx.quantity": "Quantity", "rx.instructions": "Instructions", "rx.save": "Prescribe", "rx.cancel": "Cancel prescription", "rx.cancelReason": "Why it is cancelled", "rx.cancelled": "Cancelled", "rx.prescribed": "Prescribed", "rx.by": "by",
+  // A visit seen by someone who cannot see its note.
+  "record.noteHidden": "The consultation note of this visit is a draft its vet has not signed yet; only its author and the clinic's owner see it until it is signed.",
+  "record.noNote": "No consultation note yet. Vets and the clinic's owner write it.",
+  "sale.tutor": "Tutor", "sale.date": "Date", "sale.status": "Status", "sale.visit": "Visit",
+  // Refusals the API can give, from their code and details.
+  "error.VALIDATION_FAILED": "Check these fields: {fields}.", "error.fieldInvalid": "not valid",
+  "error.NOT_FOUND": "That record does not exist or was deleted.", "error.FORBIDDEN": "Your role cannot do this.", "error.CONFLICT": "This cannot be done in the record's current state.",
+  "error.INVALID_STATE_TRANSITION": "That move is not allowed from this status.", "error.NOTE_SIGNED": "The note is already signed: add an addendum instead.", "error.EMAIL_TAKEN": "That email is already in use.",
+  "error.AMOUNT_EXCEEDS_BALANCE": "The amount is more than what is left ({balance}).", "error.NO_FOLIOS": "No folios left for this document type: add a CAF in Settings.", "error.INVALID_CREDENTIALS": "Wrong email or password.",
+  "error.TOO_MANY_ATTEMPTS": "Too many attempts: wait a moment and try again.", "error.RATE_LIMIT_EXCEEDED": "Too many requests: wait a moment and try again.", "error.SERVICE_UNAVAILABLE": "The database is not answering; try again in a moment.",
+  "error.INTERNAL_ERROR": "Something failed on the server.", "error.IDEMPOTENCY_KEY_CONFLICT": "This request was already sent with other data.", "error.PAYLOAD_TOO_LARGE": "The file is too large.", "error.other": "The request was refused ({code}).",
+  "error.issuer_data_missing": "Before issuing SII documents, fill in the clinic's {fields}.", "error.toSettings": "Go to Settings",
+  "error.certificate_missing": "Upload the clinic's digital certificate in Settings first.", "error.certificate_expired": "The clinic's digital certificate has expired: upload a new one in Settings.",
+  "error.secrets_key_mismatch": "The stored certificate and CAFs cannot be opened with this server's key: upload them again in Settings.", "error.refund_needed": "Refund the payments of this sale first.", "error.blocked_by": "Other records still depend on this one.",
+  "error.wrong_password": "The certificate's password is wrong.", "error.unreadable": "The file cannot be read.", "error.expired": "It has expired.", "error.rut_mismatch": "It was issued for another RUT.", "error.overlap": "Its folios overlap a range already stored.", "error.signature": "Its SII signature does not verify.",
+  "field.rut": "RUT", "field.legal_name": "legal name (razón social)", "field.giro": "giro", "field.economic_activity_code": "economic activity code (Acteco)", "field.address": "address", "field.commune": "comuna", "field.sii_resolution_number": "SII resolution number", "field.sii_resolution_date": "SII resolution date",
+  "field.name": "name", "field.email": "email", "field.phone": "phone", "field.password": "password", "field.receiver_rut": "receiver RUT", "field.receiver_name": "receiver name", "field.amount": "amount", "field.items": "items", "field.drug": "drug", "field.dose": "dose", "field.route": "route", "field.frequency": "frequency", "field.reason": "reason", "field.scheduled_at": "time",
+  "field.status": "status", "field.species": "species", "field.sex": "sex", "field.birth_date": "birth date", "field.weight_grams": "weight", "field.total_amount": "total", "field.paid_amount": "paid", "field.role": "role", "field.national_id": "RUT", "field.diagnosis": "diagnosis", "field.notes": "notes", "field.vaccine": "vaccine", "field.folio": "folio", "field.doc_type": "document type", "field.method": "method", "field.emitted_at": "emitted", "field.paid_at": "paid on", "field.enabled": "enabled", "field.url": "URL", "field.scopes": "scopes", "field.timezone": "time zone", "field.tax_rate_bps": "tax rate",
+  "field.subjective": "subjective", "field.objective": "objective", "field.assessment": "assessment", "field.plan": "plan", "field.diagnoses": "diagnoses", "field.signed_at": "signed", "field.measured_at": "measured", "field.temperature_dc": "temperature", "field.heart_rate_bpm": "heart rate", "field.respiratory_rate_bpm": "respiratory rate", "field.body_condition_score": "body condition", "field.given_at": "given", "field.lot": "lot", "field.lot_expires_on": "lot expires", "field.next_due_on": "next dose", "field.diseases": "diseases", "field.breed": "breed", "field.microchip": "microchip", "field.started_at": "started", "field.completed_at": "completed", "field.reminder_status": "reminder", "field.due_closed_at": "due date closed", "field.message": "message", "field.due_date": "due date", "field.resolved_at": "resolved", "field.kind": "kind", "field.currency": "currency", "field.net_amount": "net", "field.tax_amount": "tax", "field.balance": "balance", "field.refunded_amount": "refunded", "field.reference": "reference", "field.issued_at": "issued", "field.receiver_giro": "receiver giro", "field.receiver_address": "receiver address", "field.receiver_commune": "receiver comuna", "field.environment": "environment", "field.signed": "signed", "field.key_prefix": "key prefix", "field.rate_limit_per_day": "calls per day", "field.last_used_at": "last use", "field.revoked_at": "revoked", "field.expires_at": "expires", "field.description": "description", "field.title": "title", "field.sql": "SQL", "field.parameters": "parameters", "field.scope": "scope", "field.log_arguments": "log arguments", "field.events": "events", "field.disabled_reason": "why disabled", "field.duration_days": "duration (days)", "field.quantity": "quantity", "field.instructions": "instructions", "field.cancelled_at": "cancelled", "field.cancel_reason": "why cancelled", "field.text": "text", "field.voided_at": "voided", "field.refunded_at": "refunded", "field.range_from": "first folio", "field.range_to": "last folio", "field.next_folio": "next folio", "field.authorized_on": "authorized", "field.valid_from": "valid from", "field.valid_to": "valid until", "field.subject": "holder", "field.holder_rut": "holder RUT", "field.issuer": "issuer", "field.password_hash": "password", "field.secret_encrypted": "signing secret", "field.signed_xml": "signed document", "field.deleted_at": "deleted", "field.burst_per_minute": "calls per minute", "field.client_name": "assistant", "field.version": "version", "field.unit_price": "unit price", "field.name_folded": "name",
+  "webhooks.attemptLog": "Attempts",
+  "webhooks.attemptLogTitle": "Every attempt, newest first",
+  "webhooks.attempt": "Attempt",
+  "webhooks.duration": "Duration (ms)",
+  "webhooks.noAnswer": "no answer",
+  "webhooks.noAttempts": "Not attempted yet.",
+  "nav.reminders": "Reminders",
+  "reminders.title": "Reminders",
+  "reminders.channels": "Channels",
+  "reminders.configured": "Configured",
+  "reminders.notConfigured": "Not configured: set",
+  "reminders.rules": "Rules",
+  "reminders.kind": "Reminds of",
+  "reminders.kind.vaccination_due": "Vaccination due",
+  "reminders.kind.appointment": "Appointment",
+  "reminders.kind.follow_up": "Follow-up",
+  "reminders.offset": "When (-7d = 7 days before, -24h = 24 hours before)",
+  "reminders.channelOrder": "Channels, in order of preference",
+  "reminders.quiet": "Quiet hours (nothing is sent between)",
+  "reminders.emailSubject": "E-mail subject",
+  "reminders.emailText": "E-mail text ({tutor}, {patient}, {clinic}, {date}, {time}, {what})",
+  "reminders.template": "WhatsApp template (approved name)",
+  "reminders.templateLanguage": "Template language",
+  "reminders.templateParameters": "Template parameters (comma list, e.g. {tutor},{patient},{date})",
+  "reminders.addRule": "Add rule",
+  "reminders.messages": "Messages",
+  "reminders.state": "State",
+  "reminders.reason": "Reason",
+  "reminders.dueAt": "About",
+  "reminders.sendAt": "Leaves",
+  "reminders.filterState": "State",
+  "reminders.all": "All",
+  "contact.title": "Consent to be contacted",
+  "contact.explain": "Ask the tutor: may the clinic send you reminders (vaccines, appointments, follow-ups) by e-mail or WhatsApp? And news or offers? Record only what the tutor says; they can withdraw at any time.",
+  "contact.channel.email": "E-mail",
+  "contact.channel.whatsapp": "WhatsApp",
+  "contact.purpose.reminders": "Reminders",
+  "contact.purpose.marketing": "News and offers",
+  "contact.granted": "Agreed",
+  "contact.notGranted": "Not agreed",
+  "contact.grant": "Tutor agrees",
+  "contact.withdraw": "Tutor withdraws",
+  "contact.evidence": "How it was given (optional)",
+  "contact.history": "History",
+  "contact.source": "Source",
+  "rights.title": "The tutor's data",
+  "rights.export": "Download everything held about this tutor (JSON)",
+  "rights.erase": "Erase this tutor's personal data",
+  "rights.eraseExplain": "At the tutor's request (Ley 21.719). Name, RUT, contact data and notes are erased for good; tax documents keep their receiver data for the period the Código Tributario requires, blocked. Nothing more will be sent to the tutor. Type the tutor's name to confirm.",
+  "rights.confirmName": "Tutor's name",
+  "rights.blocked": "Blocked data: this tutor's personal data was erased at their request.",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -259,7 +366,7 @@ const es: Record<MessageKey, string> = {
   "app.title": "Clínica Veterinaria",
   "nav.today": "Hoy",
   "nav.tutors": "Tutores y pacientes",
-  "nav.billing": "Facturación",
+  "nav.billing": "Ventas",
   "nav.mcp": "Acceso MCP",
   "nav.settings": "Ajustes",
   "nav.due": "Vencimientos",
@@ -309,7 +416,7 @@ const es: Record<MessageKey, string> = {
   "kind.vitals": "Signos",
   "kind.vaccination": "Vacuna",
   "kind.prescription": "Receta",
-  "kind.invoice": "Factura",
+  "kind.invoice": "Venta",
   "nav.language": "Idioma",
   "nav.signOut": "Cerrar sesión",
   "signIn.title": "Iniciar sesión",
@@ -361,10 +468,10 @@ const es: Record<MessageKey, string> = {
   "patients.sex": "Sexo",
   "patients.birthDate": "Fecha de nacimiento",
   "patients.visits": "Visitas",
-  "billing.title": "Facturas",
+  "billing.title": "Ventas",
   "billing.all": "Todas",
-  "billing.invoice": "Factura",
-  "billing.newInvoice": "Nueva factura",
+  "billing.invoice": "Venta",
+  "billing.newInvoice": "Nueva venta",
   "billing.items": "Ítems",
   "billing.description": "Descripción",
   "billing.quantity": "Cantidad",
@@ -379,6 +486,7 @@ const es: Record<MessageKey, string> = {
   "billing.balance": "Saldo",
   "billing.saveDraft": "Guardar borrador",
   "billing.emit": "Emitir",
+  "billing.voidWithCreditNote": "Anular (con su nota de crédito si tiene factura o boleta)",
   "billing.pay": "Registrar pago",
   "billing.amount": "Monto",
   "billing.method": "Medio",
@@ -387,7 +495,7 @@ const es: Record<MessageKey, string> = {
   "billing.refunded": "Reembolsado",
   "billing.documents": "Documentos tributarios",
   "billing.boleta": "Emitir boleta",
-  "billing.factura": "Emitir factura",
+  "billing.factura": "Emitir factura (33)",
   "billing.receiverRut": "RUT del receptor",
   "billing.receiverName": "Razón social del receptor",
   "billing.folio": "Folio",
@@ -506,6 +614,104 @@ const es: Record<MessageKey, string> = {
   "webhooks.error": "Error",
   "webhooks.retry": "Reenviar",
   "webhooks.add": "Agregar webhook",
+  "species.dog": "Perro", "species.cat": "Gato", "species.bird": "Ave", "species.rabbit": "Conejo", "species.rodent": "Roedor", "species.reptile": "Reptil", "species.horse": "Caballo", "species.other": "Otra",
+  "sex.male": "Macho", "sex.female": "Hembra", "sex.unknown": "Sin dato",
+  "invoiceStatus.draft": "Borrador", "invoiceStatus.emitted": "Por pagar", "invoiceStatus.paid": "Pagada", "invoiceStatus.void": "Anulada", "invoiceStatus.credited": "Con nota de crédito",
+  "method.cash": "Efectivo", "method.card": "Tarjeta", "method.transfer": "Transferencia", "method.other": "Otro",
+  "role.owner": "Dueño", "role.vet": "Veterinario", "role.staff": "Recepción",
+  "scope.read": "Ver el esquema", "scope.query": "Leer todos los registros (SQL)", "scope.clinic_context": "Las cifras del día",
+  "scopeWhat.read": "Ver qué tablas existen y qué significan sus columnas (sin registros).",
+  "scopeWhat.query": "Leer todos los registros de la clínica con SQL: tutores y sus teléfonos, pacientes, visitas, notas clínicas, signos vitales, vacunas, recetas, ventas y pagos. No puede cambiar nada.",
+  "scopeWhat.clinic_context": "Ver las cifras de hoy: recaudación, visitas, ticket promedio, tutores nuevos y alertas activas.",
+  "delivery.pending": "Pendiente", "delivery.succeeded": "Entregado", "delivery.failed": "Fallido",
+  "environment.production": "Producción", "environment.certification": "Certificación SII", "environment.test": "Prueba",
+  "outcome.ok": "Respondida", "outcome.blocked": "Bloqueada", "outcome.error": "Con error", "outcome.denied": "Denegada", "outcome.rate_limited": "Sobre la cuota",
+  "docType.33": "Factura (33)", "docType.39": "Boleta (39)", "docType.61": "Nota de crédito (61)",
+  "docNoun.33": "la factura (33)", "docNoun.39": "la boleta", "docNoun.61": "la nota de crédito (61)", "activity.number": "N°",
+  "issue.39": "Emitir boleta", "issue.33": "Emitir factura (33)",
+  "alertKind.vaccine_due": "Vacuna pendiente", "alertKind.follow_up": "Control", "alertKind.allergy": "Alergia", "alertKind.overdue_invoice": "Venta impaga", "alertKind.custom": "Otra",
+  "prescriptionStatus.active": "Vigente", "prescriptionStatus.cancelled": "Anulada",
+  "actor.system": "El sistema", "actor.api_key": "Asistente (clave)", "actor.connection": "Asistente",
+  "entity.clinic": "los datos de la clínica", "entity.user": "el usuario", "entity.tutor": "el tutor", "entity.patient": "el paciente", "entity.visit": "la visita", "entity.alert": "la alerta", "entity.invoice": "la venta", "entity.payment": "el pago", "entity.refund": "el reembolso", "entity.tax_document": "el documento tributario", "entity.mcp_key": "la clave MCP", "entity.mcp_connection": "la conexión de asistente", "entity.mcp_report": "el reporte guardado", "entity.webhook": "el webhook", "entity.note": "la nota clínica", "entity.note_addendum": "la adenda", "entity.vitals": "los signos vitales", "entity.vaccination": "la vacuna", "entity.prescription": "la receta", "entity.sii_caf": "el rango de folios (CAF)", "entity.sii_certificate": "el certificado digital",
+  "entityPlural.clinic": "datos de la clínica", "entityPlural.user": "usuarios", "entityPlural.tutor": "tutores", "entityPlural.patient": "pacientes", "entityPlural.visit": "visitas", "entityPlural.alert": "alertas", "entityPlural.invoice": "ventas", "entityPlural.payment": "pagos", "entityPlural.refund": "reembolsos", "entityPlural.tax_document": "documentos tributarios", "entityPlural.mcp_key": "claves MCP", "entityPlural.mcp_connection": "conexiones de asistentes", "entityPlural.mcp_report": "reportes guardados", "entityPlural.webhook": "webhooks", "entityPlural.note": "notas clínicas", "entityPlural.note_addendum": "adendas", "entityPlural.vitals": "signos vitales", "entityPlural.vaccination": "vacunas", "entityPlural.prescription": "recetas", "entityPlural.sii_caf": "rangos de folios (CAF)", "entityPlural.sii_certificate": "certificados digitales",
+  "verb.created": "creó", "verb.updated": "modificó", "verb.deleted": "eliminó", "verb.restored": "restauró", "verb.revoked": "revocó", "verb.role_changed": "cambió el rol de", "verb.status_changed": "cambió el estado de",
+  "verb.emitted": "emitió", "verb.paid": "completó el pago de", "verb.voided": "anuló", "verb.credited": "acreditó", "verb.resolved": "resolvió", "verb.reopened": "reabrió", "verb.due": "envió el recordatorio de", "verb.test": "probó", "verb.issued": "emitió",
+  "activity.person": "Persona", "activity.recordType": "Tipo de registro", "activity.from": "Desde", "activity.to": "Hasta", "activity.anyone": "Cualquiera", "activity.any": "Cualquiera",
+  "activity.changed": "cambiado", "activity.times": "registros", "activity.bulk": "en un solo cambio", "activity.sentence": "{who} {verb} {entity}",
+  "unit.kg": "kg", "unit.celsius": "°C", "unit.bpm": "lpm", "unit.breaths": "resp/min", "unit.bcs": "CC {value}/9", "unit.days": "{value} días",
+  "chart.dayUtc": "Día (UTC)", "chart.calls": "Llamadas",
+  "chart.weight": "Peso (kg) en el tiempo", "chart.weightAxis": "Peso (kg)", "chart.date": "Fecha",
+  "timeline.visit": "Visita: {reason}", "timeline.note": "Nota firmada: {text}", "timeline.addendum": "Adenda: {text}", "timeline.vaccination": "Vacuna {vaccine}", "timeline.prescription": "Receta: {drug}, {dose}, {frequency}", "timeline.invoice": "Venta ({status}): {total}",
+  "timeline.noReason": "sin motivo", "timeline.vitalsPrefix": "Signos:", "timeline.weight": "peso {value}", "timeline.temperature": "temperatura {value}", "timeline.heartRate": "frecuencia cardíaca {value}", "timeline.respiratoryRate": "frecuencia respiratoria {value}", "timeline.nextDue": "próxima dosis {date}",
+  "rx.title": "Recetas", "rx.new": "Escribir una receta", "rx.drug": "Medicamento", "rx.dose": "Dosis", "rx.route": "Vía", "rx.frequency": "Frecuencia", "rx.duration": "Duración (días)", "rx.quantity": "Cantidad", "rx.instructions": "Indicaciones", "rx.save": "Recetar", "rx.cancel": "Anular receta", "rx.cancelReason": "Motivo de la anulación", "rx.cancelled": "Anulada", "rx.prescribed": "Recetada", "rx.by": "por",
+  "record.noteHidden": "La nota clínica de esta visita es un borrador que su veterinario aún no firma; solo su autor y el dueño de la clínica la ven hasta que se firme.",
+  "record.noNote": "Esta visita aún no tiene nota clínica. La escriben los veterinarios y el dueño de la clínica.",
+  "sale.tutor": "Tutor", "sale.date": "Fecha", "sale.status": "Estado", "sale.visit": "Visita",
+  "error.VALIDATION_FAILED": "Revisa estos campos: {fields}.", "error.fieldInvalid": "no es válido",
+  "error.NOT_FOUND": "Ese registro no existe o fue eliminado.", "error.FORBIDDEN": "Tu rol no permite hacer esto.", "error.CONFLICT": "No se puede hacer en el estado actual del registro.",
+  "error.INVALID_STATE_TRANSITION": "Ese cambio no se permite desde este estado.", "error.NOTE_SIGNED": "La nota ya está firmada: agrega una adenda.", "error.EMAIL_TAKEN": "Ese correo ya está en uso.",
+  "error.AMOUNT_EXCEEDS_BALANCE": "El monto supera lo que queda ({balance}).", "error.NO_FOLIOS": "No quedan folios para este tipo de documento: agrega un CAF en Ajustes.", "error.INVALID_CREDENTIALS": "Correo o contraseña incorrectos.",
+  "error.TOO_MANY_ATTEMPTS": "Demasiados intentos: espera un momento y vuelve a intentar.", "error.RATE_LIMIT_EXCEEDED": "Demasiadas solicitudes: espera un momento y vuelve a intentar.", "error.SERVICE_UNAVAILABLE": "La base de datos no responde; intenta de nuevo en un momento.",
+  "error.INTERNAL_ERROR": "Algo falló en el servidor.", "error.IDEMPOTENCY_KEY_CONFLICT": "Esta solicitud ya se envió con otros datos.", "error.PAYLOAD_TOO_LARGE": "El archivo es demasiado grande.", "error.other": "La solicitud fue rechazada ({code}).",
+  "error.issuer_data_missing": "Antes de emitir documentos del SII, completa {fields} de la clínica.", "error.toSettings": "Ir a Ajustes",
+  "error.certificate_missing": "Primero sube el certificado digital de la clínica en Ajustes.", "error.certificate_expired": "El certificado digital de la clínica venció: sube uno nuevo en Ajustes.",
+  "error.secrets_key_mismatch": "El certificado y los CAF guardados no se pueden abrir con la clave de este servidor: súbelos de nuevo en Ajustes.", "error.refund_needed": "Primero reembolsa los pagos de esta venta.", "error.blocked_by": "Otros registros todavía dependen de este.",
+  "error.wrong_password": "La contraseña del certificado no es correcta.", "error.unreadable": "No se puede leer el archivo.", "error.expired": "Está vencido.", "error.rut_mismatch": "Fue emitido para otro RUT.", "error.overlap": "Sus folios se cruzan con un rango ya guardado.", "error.signature": "Su firma del SII no se verifica.",
+  "field.rut": "el RUT", "field.legal_name": "la razón social", "field.giro": "el giro", "field.economic_activity_code": "el código de actividad económica (Acteco)", "field.address": "la dirección", "field.commune": "la comuna", "field.sii_resolution_number": "el número de resolución del SII", "field.sii_resolution_date": "la fecha de resolución del SII",
+  "field.name": "nombre", "field.email": "correo", "field.phone": "teléfono", "field.password": "contraseña", "field.receiver_rut": "RUT del receptor", "field.receiver_name": "razón social del receptor", "field.amount": "monto", "field.items": "ítems", "field.drug": "medicamento", "field.dose": "dosis", "field.route": "vía", "field.frequency": "frecuencia", "field.reason": "motivo", "field.scheduled_at": "hora",
+  "field.status": "estado", "field.species": "especie", "field.sex": "sexo", "field.birth_date": "fecha de nacimiento", "field.weight_grams": "peso", "field.total_amount": "total", "field.paid_amount": "pagado", "field.role": "rol", "field.national_id": "RUT", "field.diagnosis": "diagnóstico", "field.notes": "notas", "field.vaccine": "vacuna", "field.folio": "folio", "field.doc_type": "tipo de documento", "field.method": "medio de pago", "field.emitted_at": "emitida", "field.paid_at": "pagada el", "field.enabled": "activo", "field.url": "URL", "field.scopes": "permisos", "field.timezone": "zona horaria", "field.tax_rate_bps": "tasa de impuesto",
+  "field.subjective": "subjetivo", "field.objective": "objetivo", "field.assessment": "evaluación", "field.plan": "plan", "field.diagnoses": "diagnósticos", "field.signed_at": "firmada", "field.measured_at": "medición", "field.temperature_dc": "temperatura", "field.heart_rate_bpm": "frecuencia cardíaca", "field.respiratory_rate_bpm": "frecuencia respiratoria", "field.body_condition_score": "condición corporal", "field.given_at": "aplicada", "field.lot": "lote", "field.lot_expires_on": "vencimiento del lote", "field.next_due_on": "próxima dosis", "field.diseases": "enfermedades", "field.breed": "raza", "field.microchip": "microchip", "field.started_at": "inicio", "field.completed_at": "término", "field.reminder_status": "recordatorio", "field.due_closed_at": "vencimiento cerrado", "field.message": "mensaje", "field.due_date": "vencimiento", "field.resolved_at": "resuelta", "field.kind": "tipo", "field.currency": "moneda", "field.net_amount": "neto", "field.tax_amount": "IVA", "field.balance": "saldo", "field.refunded_amount": "reembolsado", "field.reference": "referencia", "field.issued_at": "emitido", "field.receiver_giro": "giro del receptor", "field.receiver_address": "dirección del receptor", "field.receiver_commune": "comuna del receptor", "field.environment": "ambiente", "field.signed": "firmado", "field.key_prefix": "prefijo de la clave", "field.rate_limit_per_day": "llamadas por día", "field.last_used_at": "último uso", "field.revoked_at": "revocada", "field.expires_at": "vence", "field.description": "descripción", "field.title": "título", "field.sql": "SQL", "field.parameters": "parámetros", "field.scope": "permiso", "field.log_arguments": "registrar argumentos", "field.events": "eventos", "field.disabled_reason": "motivo de desactivación", "field.duration_days": "duración (días)", "field.quantity": "cantidad", "field.instructions": "indicaciones", "field.cancelled_at": "anulada", "field.cancel_reason": "motivo de anulación", "field.text": "texto", "field.voided_at": "anulada", "field.refunded_at": "reembolsado", "field.range_from": "primer folio", "field.range_to": "último folio", "field.next_folio": "próximo folio", "field.authorized_on": "autorizado", "field.valid_from": "válido desde", "field.valid_to": "válido hasta", "field.subject": "titular", "field.holder_rut": "RUT del titular", "field.issuer": "emisor", "field.password_hash": "contraseña", "field.secret_encrypted": "secreto de firma", "field.signed_xml": "documento firmado", "field.deleted_at": "eliminado", "field.burst_per_minute": "llamadas por minuto", "field.client_name": "asistente", "field.version": "versión", "field.unit_price": "precio unitario", "field.name_folded": "nombre",
+  "webhooks.attemptLog": "Intentos",
+  "webhooks.attemptLogTitle": "Todos los intentos, del más reciente al más antiguo",
+  "webhooks.attempt": "Intento",
+  "webhooks.duration": "Duración (ms)",
+  "webhooks.noAnswer": "sin respuesta",
+  "webhooks.noAttempts": "Aún sin intentos.",
+  "nav.reminders": "Recordatorios",
+  "reminders.title": "Recordatorios",
+  "reminders.channels": "Canales",
+  "reminders.configured": "Configurado",
+  "reminders.notConfigured": "Sin configurar: defina",
+  "reminders.rules": "Reglas",
+  "reminders.kind": "Recuerda",
+  "reminders.kind.vaccination_due": "Vacuna por vencer",
+  "reminders.kind.appointment": "Hora agendada",
+  "reminders.kind.follow_up": "Control",
+  "reminders.offset": "Cuándo (-7d = 7 días antes, -24h = 24 horas antes)",
+  "reminders.channelOrder": "Canales, en orden de preferencia",
+  "reminders.quiet": "Horario de silencio (no se envía nada entre)",
+  "reminders.emailSubject": "Asunto del correo",
+  "reminders.emailText": "Texto del correo ({tutor}, {patient}, {clinic}, {date}, {time}, {what})",
+  "reminders.template": "Plantilla de WhatsApp (nombre aprobado)",
+  "reminders.templateLanguage": "Idioma de la plantilla",
+  "reminders.templateParameters": "Parámetros de la plantilla (separados por coma, p. ej. {tutor},{patient},{date})",
+  "reminders.addRule": "Agregar regla",
+  "reminders.messages": "Mensajes",
+  "reminders.state": "Estado",
+  "reminders.reason": "Motivo",
+  "reminders.dueAt": "Sobre",
+  "reminders.sendAt": "Sale",
+  "reminders.filterState": "Estado",
+  "reminders.all": "Todos",
+  "contact.title": "Autorización para contactarle",
+  "contact.explain": "Pregúntele al tutor: ¿autoriza a la clínica a enviarle recordatorios (vacunas, horas, controles) por correo o WhatsApp? ¿Y novedades u ofertas? Registre solo lo que el tutor responda; puede retirar su autorización cuando quiera.",
+  "contact.channel.email": "Correo",
+  "contact.channel.whatsapp": "WhatsApp",
+  "contact.purpose.reminders": "Recordatorios",
+  "contact.purpose.marketing": "Novedades y ofertas",
+  "contact.granted": "Autoriza",
+  "contact.notGranted": "No autoriza",
+  "contact.grant": "El tutor autoriza",
+  "contact.withdraw": "El tutor retira",
+  "contact.evidence": "Cómo lo dijo (opcional)",
+  "contact.history": "Historial",
+  "contact.source": "Origen",
+  "rights.title": "Datos del tutor",
+  "rights.export": "Descargar todo lo que la clínica guarda de este tutor (JSON)",
+  "rights.erase": "Eliminar los datos personales de este tutor",
+  "rights.eraseExplain": "A petición del tutor (Ley 21.719). Se eliminan para siempre el nombre, el RUT, los datos de contacto y las notas; los documentos tributarios conservan los datos del receptor durante el plazo que exige el Código Tributario, bloqueados. No se le enviará nada más. Escriba el nombre del tutor para confirmar.",
+  "rights.confirmName": "Nombre del tutor",
+  "rights.blocked": "Dato bloqueado: los datos personales de este tutor se eliminaron a su petición.",
 };
 
 export type Language = "es" | "en";
@@ -533,17 +739,47 @@ export class I18n {
 
   t = (key: MessageKey): string => (this.language.value === "es" ? es[key] : en[key]);
 
+  /** Whether a message exists (labels of values the API may add later fall back to the value). */
+  has(key: string): key is MessageKey {
+    return key in en;
+  }
+
+  /** A message with its `{placeholders}` filled in. */
+  format(key: MessageKey, values: Record<string, string | number>): string {
+    return this.t(key).replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+  }
+
+  /** The label of a value the API enumerates (`label("species", "dog")` → "Perro"). */
+  label(group: string, value: string | number | null | undefined): string {
+    if (value === null || value === undefined) return "—";
+    const key = `${group}.${value}`;
+    return this.has(key) ? this.t(key) : String(value);
+  }
+
   /** An amount in the currency's smallest unit (CLP has no decimals; USD cents). */
   money(amount: number, currency: string): string {
     const format = new Intl.NumberFormat(this.locale, { style: "currency", currency });
     return format.format(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 0));
   }
 
+  /** A measurement with its unit, in the language's digits ("20,8 kg"). */
+  measure(value: number, unit: MessageKey, fractionDigits = 1): string {
+    return `${new Intl.NumberFormat(this.locale, { maximumFractionDigits: fractionDigits }).format(value)} ${this.t(unit)}`;
+  }
+
+  /** An instant in the clinic's time zone: dd-mm-aaaa and 24-hour time in es-CL. */
   dateTime(iso: string | null, timeZone: string): string {
-    return iso ? new Intl.DateTimeFormat(this.locale, { timeZone, dateStyle: "medium", timeStyle: "short" }).format(new Date(iso)) : "—";
+    return iso ? new Intl.DateTimeFormat(this.locale, { timeZone, day: "2-digit", month: "2-digit", year: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(iso)) : "—";
+  }
+
+  /** A calendar day (YYYY-MM-DD, or an instant read in the time zone) as dd-mm-aaaa in es-CL. */
+  date(value: string | null, timeZone = "UTC"): string {
+    if (!value) return "—";
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
+    return new Intl.DateTimeFormat(this.locale, { timeZone: day ? "UTC" : timeZone, day: "2-digit", month: "2-digit", year: "numeric" }).format(new Date(day ? `${value}T12:00:00Z` : value));
   }
 
   time(iso: string, timeZone: string): string {
-    return new Intl.DateTimeFormat(this.locale, { timeZone, timeStyle: "short" }).format(new Date(iso));
+    return new Intl.DateTimeFormat(this.locale, { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(iso));
   }
 }

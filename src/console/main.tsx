@@ -5,11 +5,12 @@ import { useEffect, useState } from "preact/hooks";
 import { Api } from "./api";
 import { I18n, type Language } from "./i18n";
 import { BillingPage, InvoicePage } from "./pages/billing";
-import { DuePage, VisitPage } from "./pages/clinical";
+import { DuePage, NoteRedirect, VisitPage } from "./pages/clinical";
 import { ConsentPage } from "./pages/consent";
 import { McpPage } from "./pages/mcp";
-import { ActivityPage } from "./pages/activity";
+import { ActivityPage, RecordRedirect } from "./pages/activity";
 import { WebhooksPage } from "./pages/webhooks";
+import { RemindersPage } from "./pages/reminders";
 import { SettingsPage } from "./pages/settings";
 import { SignIn } from "./pages/sign-in";
 import { TodayPage } from "./pages/today";
@@ -29,7 +30,7 @@ function useRoute(): string[] {
 }
 
 function Screen({ route }: { route: string[] }) {
-  const [section, id] = route;
+  const [section, id, child] = route;
   switch (section) {
     case "tutors":
       return id ? <TutorPage id={id} /> : <TutorsPage />;
@@ -37,6 +38,10 @@ function Screen({ route }: { route: string[] }) {
       return <PatientPage id={id!} />;
     case "visits":
       return <VisitPage id={id!} />;
+    case "notes":
+      return <NoteRedirect id={id!} />;
+    case "records":
+      return <RecordRedirect type={id!} id={child!} />;
     case "due":
       return <DuePage />;
     case "billing":
@@ -67,6 +72,8 @@ function Screen({ route }: { route: string[] }) {
           <WebhooksPage />
         </OwnerOnly>
       );
+    case "reminders":
+      return <RemindersPage />;
     case "settings":
       return (
         <OwnerOnly>
@@ -88,9 +95,10 @@ function Shell({ console: c }: { console: Console }) {
     ["tutors", i18n.t("nav.tutors")],
     ["due", i18n.t("nav.due")],
     ["billing", i18n.t("nav.billing")],
+    ["reminders", i18n.t("nav.reminders")],
     ...(owner ? ([["activity", i18n.t("nav.activity")], ["webhooks", i18n.t("nav.webhooks")], ["mcp", i18n.t("nav.mcp")], ["settings", i18n.t("nav.settings")]] as [string, string][]) : []),
   ];
-  const current = route[0] === "patients" ? "tutors" : route[0] === "visits" ? "today" : route[0] === "invoices" ? "billing" : (route[0] ?? "today");
+  const current = route[0] === "patients" ? "tutors" : route[0] === "visits" || route[0] === "notes" ? "today" : route[0] === "invoices" ? "billing" : (route[0] ?? "today");
   return (
     <>
       <header class="top">

@@ -95,7 +95,13 @@ const SNAPSHOT_MODE = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY
 
 export interface ListenHandlers {
   onMessage(payload: string): void;
-  onSubscribed?(): void;
+  /**
+   * `direct`: the listening connection reaches the PostgreSQL server itself, not a pooler (the
+   * server process it talks to is the one it was given at connect). Only then is every notice
+   * delivered to it: a transaction-mode pooler passes a notice on only to a client that happens
+   * to be running a statement on that server at that moment.
+   */
+  onSubscribed?(direct: boolean): void;
   onDisconnected?(): void;
 }
 
@@ -269,7 +275,7 @@ function pgliteDatabase(client: PGlite, kind: DatabaseKind, location: string): D
     async listen(channel, handlers) {
       // In process: the subscription cannot be lost.
       const unsubscribe = await client.listen(channel, handlers.onMessage);
-      handlers.onSubscribed?.();
+      handlers.onSubscribed?.(true);
       return { connectionName: "pglite", stop: async () => unsubscribe() };
     },
     async notify(channel, payload) {
@@ -332,8 +338,12 @@ async function listenPostgres(url: string, channel: string, handlers: ListenHand
     },
   } as unknown as postgres.Options<{}>);
   const subscribe = async () => {
-    await connection.unsafe(`listen "${channel.replaceAll('"', '""')}"`);
-    handlers.onSubscribed?.();
+    const listening = await connection.unsafe(`listen "${channel.replaceAll('"', '""')}"`);
+    // The process id the server announced at connect (BackendKeyData) against the one running the
+    // statements: a pooler announces a key of its own, so they match only on a direct connection.
+    const announced = (listening as unknown as { state?: { pid?: number | null } }).state?.pid;
+    const [serving] = await connection.unsafe<{ pid: number }[]>("select pg_backend_pid() as pid");
+    handlers.onSubscribed?.(announced != null && Number(serving?.pid) === announced);
   };
   const scheduleSubscribe = () => {
     if (stopped || retry) return;

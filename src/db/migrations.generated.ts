@@ -21,7 +21,14 @@ import m18 from "../../drizzle/0018_mcp_reader_tax_documents_sii_columns.sql" wi
 import m19 from "../../drizzle/0019_audit_sii_tables.sql" with { type: "text" };
 import m20 from "../../drizzle/0020_event_fields_before_after.sql" with { type: "text" };
 import m21 from "../../drizzle/0021_audit_trigger_hstore.sql" with { type: "text" };
-import m22 from "../../drizzle/0022_oauth_refresh_successor_consent_decisions.sql" with { type: "text" };
+import m22 from "../../drizzle/0022_invoice_tax_rate_credited.sql" with { type: "text" };
+import m23 from "../../drizzle/0023_refund_credit_note.sql" with { type: "text" };
+import m24 from "../../drizzle/0024_webhook_attempts.sql" with { type: "text" };
+import m25 from "../../drizzle/0025_reminders_consents_rights.sql" with { type: "text" };
+import m26 from "../../drizzle/0026_reminders_audit.sql" with { type: "text" };
+import m27 from "../../drizzle/0027_mcp_reader_reminders.sql" with { type: "text" };
+import m28 from "../../drizzle/0028_clinic_first_indexes.sql" with { type: "text" };
+import m29 from "../../drizzle/0029_oauth_refresh_successor_consent_decisions.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -46,5 +53,12 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0019_audit_sii_tables", when: 1795674675533, breakpoints: true, sql: m19 },
   { tag: "0020_event_fields_before_after", when: 1795682254112, breakpoints: true, sql: m20 },
   { tag: "0021_audit_trigger_hstore", when: 1795682266238, breakpoints: true, sql: m21 },
-  { tag: "0022_oauth_refresh_successor_consent_decisions", when: 1795833596497, breakpoints: true, sql: m22 },
+  { tag: "0022_invoice_tax_rate_credited", when: 1795833753079, breakpoints: true, sql: m22 },
+  { tag: "0023_refund_credit_note", when: 1795834041609, breakpoints: true, sql: m23 },
+  { tag: "0024_webhook_attempts", when: 1795837199618, breakpoints: true, sql: m24 },
+  { tag: "0025_reminders_consents_rights", when: 1795838346669, breakpoints: true, sql: m25 },
+  { tag: "0026_reminders_audit", when: 1795838348125, breakpoints: true, sql: m26 },
+  { tag: "0027_mcp_reader_reminders", when: 1795838349765, breakpoints: true, sql: m27 },
+  { tag: "0028_clinic_first_indexes", when: 1795838788346, breakpoints: true, sql: m28 },
+  { tag: "0029_oauth_refresh_successor_consent_decisions", when: 1795839391346, breakpoints: true, sql: m29 },
 ];

@@ -5,6 +5,7 @@ import pgliteData from "../../node_modules/@electric-sql/pglite/dist/pglite.data
 import pgliteWasm from "../../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
 import pgTrgmBundle from "../../node_modules/@electric-sql/pglite/dist/pg_trgm.tar.gz" with { type: "file" };
 import hstoreBundle from "../../node_modules/@electric-sql/pglite/dist/hstore.tar.gz" with { type: "file" };
+import btreeGinBundle from "../../node_modules/@electric-sql/pglite/dist/btree_gin.tar.gz" with { type: "file" };
 import type { Extension } from "@electric-sql/pglite";
 import { existsSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,7 @@ export interface PgliteAssets {
   /** Only needed to create a data directory (initdb); an existing one starts without it. */
   initdbWasmModule?: WebAssembly.Module;
   fsBundle: Blob;
-  extensions: { pg_trgm: Extension; hstore: Extension };
+  extensions: { pg_trgm: Extension; hstore: Extension; btree_gin: Extension };
 }
 
 /**
@@ -48,6 +49,8 @@ function bundledExtension(name: string, bundle: string): Extension {
 const pgTrgm = bundledExtension("pg_trgm", pgTrgmBundle);
 /** hstore: the event log's trigger compares a row's old and new fields with it (one C operator, no query). */
 const hstore = bundledExtension("hstore", hstoreBundle);
+/** btree_gin: a name search's GIN index holds the clinic beside the trigrams, so it reads only that clinic's matches. */
+const btreeGin = bundledExtension("btree_gin", btreeGinBundle);
 
 /**
  * Starts compiling PostgreSQL's WebAssembly, which JavaScriptCore does on its compiler threads:
@@ -77,6 +80,6 @@ export async function loadPgliteAssets(options: { initdb: boolean; compiledPostg
     pgliteWasmModule,
     ...(initdbWasmModule ? { initdbWasmModule } : {}),
     fsBundle: Bun.file(pgliteData),
-    extensions: { pg_trgm: pgTrgm, hstore },
+    extensions: { pg_trgm: pgTrgm, hstore, btree_gin: btreeGin },
   };
 }

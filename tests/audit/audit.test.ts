@@ -164,7 +164,7 @@ describe("the event log", () => {
   });
 
   test("every clinic table records its changes, or is listed here as not a change of the clinic's records", async () => {
-    const notAudited = ["refresh_tokens", "idempotency_keys", "quota_counters", "quota_burst_seconds", "oauth_authorization_codes", "oauth_tokens", "mcp_usage_log", "events", "webhook_deliveries", "invoice_items", "folio_counters"];
+    const notAudited = ["refresh_tokens", "idempotency_keys", "quota_counters", "quota_burst_seconds", "oauth_authorization_codes", "oauth_tokens", "mcp_usage_log", "events", "webhook_deliveries", "webhook_attempts", "invoice_items", "folio_counters"];
     const rows = await t.database.query<{ table_name: string; audited: boolean }>(
       `select c.table_name, exists (select 1 from information_schema.triggers tr where tr.event_object_table = c.table_name and tr.trigger_name = 'audit_change') as audited
        from information_schema.columns c join information_schema.tables tb on tb.table_schema = c.table_schema and tb.table_name = c.table_name and tb.table_type = 'BASE TABLE'

@@ -8,7 +8,8 @@ let demo: DemoResult;
 beforeAll(async () => {
   t = await createTestApp();
   demo = await seedDemo(t.database, t.clock, "small", { secretsKey: testConfig().secretsKey });
-});
+  // Seeding the demo takes seconds on a busy PostgreSQL: more than a hook's default 5 s.
+}, 60_000);
 afterAll(() => t.close());
 
 test("the demo clinic has a test CAF per type, a test certificate and a signed boleta it can print; the console's owner can issue more", async () => {

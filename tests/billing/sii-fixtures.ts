@@ -36,6 +36,15 @@ export const issuerSettings = {
   sii_resolution_date: "2026-01-05",
 };
 
+/** A factura's receiver with every field the SII marks mandatory for type 33. */
+export const facturaReceiver = {
+  receiver_rut: "76.123.456-0",
+  receiver_name: "Agrícola Los Andes SpA",
+  receiver_giro: "Agricultura",
+  receiver_address: "Camino Real 45",
+  receiver_commune: "Peñalolén",
+};
+
 export const cafFor = (docType: number, from = 1, to = 1000, authorizedOn = "2026-01-10") => authority.caf({ rut: CLINIC_RUT, docType, from, to, authorizedOn });
 
 export const certificate = (overrides: Partial<Parameters<typeof authority.pkcs12>[0]> = {}) =>

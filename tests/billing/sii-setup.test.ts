@@ -6,11 +6,13 @@ import type { Refusal, TestApp } from "../helpers/app";
 import { registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { useClinicApp } from "../helpers/fixture";
 import { emitted } from "./helpers";
-import { authority, cafFor, certificate, CERT_PASSWORD, CLINIC_RUT, issuerSettings, makeIssuer } from "./sii-fixtures";
+import { useSiiChecks } from "./sii-checks";
+import { authority, cafFor, certificate, CERT_PASSWORD, CLINIC_RUT, facturaReceiver, issuerSettings, makeIssuer } from "./sii-fixtures";
 
 let t: TestApp;
 let vet: ClinicSession;
 useClinicApp((made) => ({ t, vet } = made), { members: ["vet"] });
+useSiiChecks(() => t);
 
 type CafView = { id: string; doc_type: number; range_from: number; range_to: number; next_folio: number; remaining: number; authorized_on: string; expires_on: string | null; environment: string; warnings: string[] };
 const uploadCaf = (who: ClinicSession, xml: string) => who.as<CafView & Refusal<{ reason: string }>>("POST", "/api/v1/billing/sii/cafs", { json: { xml } });
@@ -123,7 +125,7 @@ describe("issuing needs", () => {
     expect((await putCertificate(clinic, certificate())).status).toBe(200);
     expect((await uploadCaf(clinic, cafFor(33))).status).toBe(201);
     const before = await count("tax_documents");
-    const emoji = await issue(clinic, { doc_type: 33, invoice_id: invoice.id, receiver_rut: "76.123.456-0", receiver_name: "Granja 🐄 Feliz" });
+    const emoji = await issue(clinic, { doc_type: 33, invoice_id: invoice.id, ...facturaReceiver, receiver_name: "Granja 🐄 Feliz" });
     expect(emoji.status).toBe(422);
     expect(emoji.text).toContain("body.receiver_name");
     const item = await emitted(clinic, [{ quantity: 1, unit_price: 1_000 }]);
@@ -176,7 +178,7 @@ describe("folios", () => {
     expect(folios).toEqual([1, 2, 11, 12]);
     // A factura range that has expired is skipped, and with nothing else it is NO_FOLIOS.
     expect((await uploadCaf(clinic, cafFor(33, 1, 10, "2025-07-20"))).status).toBe(201);
-    const factura = { doc_type: 33, receiver_rut: "76.123.456-0", receiver_name: "Receptor" };
+    const factura = { doc_type: 33, ...facturaReceiver };
     expect((await issue(clinic, { ...factura, invoice_id: await invoice() })).body.folio).toBe(1);
     t.clock.advance(5 * 86_400_000);
     who = await relogin(t, clinic);

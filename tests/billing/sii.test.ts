@@ -5,11 +5,13 @@ import type { Answer, Refusal, TestApp, ValidationDetails } from "../helpers/app
 import { registerClinic, type ClinicSession } from "../helpers/clinic";
 import { draft, emitted, pay } from "./helpers";
 import { useClinicApp } from "../helpers/fixture";
-import { makeIssuer, siiConfig } from "./sii-fixtures";
+import { useSiiChecks } from "./sii-checks";
+import { facturaReceiver, makeIssuer, siiConfig } from "./sii-fixtures";
 
 let t: TestApp;
 let owner: ClinicSession;
 useClinicApp((made) => ({ t, owner } = made), { config: siiConfig() });
+useSiiChecks(() => t);
 /** A clinic ready to issue (issuer data, CAFs from folio 1, a certificate). */
 const issuerClinic = async () => {
   const clinic = await registerClinic(t);
@@ -31,7 +33,7 @@ describe("tax documents", () => {
     const boleta = await issue(clinic, { doc_type: 39, invoice_id: a.id });
     expect(boleta.status, boleta.text).toBe(201);
     expect(boleta.body).toMatchObject({ doc_type: 39, folio: 1, invoice_id: a.id, net_amount: 10_000, tax_amount: 1_900, total_amount: 11_900, currency: "CLP", receiver_rut: null });
-    const factura = await issue(clinic, { doc_type: 33, invoice_id: b.id, receiver_rut: "76.086.428-5", receiver_name: "Agrícola Los Andes SpA" });
+    const factura = await issue(clinic, { doc_type: 33, invoice_id: b.id, ...facturaReceiver, receiver_rut: "76.086.428-5" });
     expect(factura.status, factura.text).toBe(201);
     expect(factura.body).toMatchObject({ doc_type: 33, folio: 1, receiver_rut: "76.086.428-5", total_amount: 23_800 });
     const c = await emitted(clinic, [{ quantity: 1, unit_price: 500 }]);
@@ -43,7 +45,7 @@ describe("tax documents", () => {
     const a = await emitted(clinic, [{ quantity: 1, unit_price: 1_000 }]);
     expect((await issue(clinic, { doc_type: 39, invoice_id: a.id })).body.folio).toBe(1);
     const before = await documents();
-    for (const json of [{ doc_type: 39, invoice_id: a.id }, { doc_type: 33, invoice_id: a.id, receiver_rut: "76086428-5", receiver_name: "X" }]) {
+    for (const json of [{ doc_type: 39, invoice_id: a.id }, { doc_type: 33, invoice_id: a.id, ...facturaReceiver, receiver_rut: "76086428-5", receiver_name: "X" }]) {
       const again = await issue(clinic, json);
       expect(again.status, again.text).toBe(409);
       expect(again.body.code).toBe("CONFLICT");
@@ -53,21 +55,29 @@ describe("tax documents", () => {
     expect((await issue(clinic, { doc_type: 39, invoice_id: b.id })).body.folio).toBe(2);
   });
 
-  test("a factura needs a RUT with a valid check digit and a name (422, nothing written)", async () => {
+  test("a factura needs a RUT with a valid check digit other than 66.666.666-6 (422), and every receiver field the SII marks mandatory (409 naming them); nothing written", async () => {
     const inv = await emitted(owner, [{ quantity: 1, unit_price: 1_000 }]);
     const before = await documents();
     for (const [json, field] of [
-      [{ receiver_rut: "76.086.428-4", receiver_name: "X" }, "body.receiver_rut"],
-      [{ receiver_rut: "garbage", receiver_name: "X" }, "body.receiver_rut"],
-      [{ receiver_name: "X" }, "body.receiver_rut"],
-      [{ receiver_rut: "76.086.428-5" }, "body.receiver_name"],
+      [{ receiver_rut: "76.086.428-4" }, "body.receiver_rut"],
+      [{ receiver_rut: "garbage" }, "body.receiver_rut"],
+      [{ receiver_rut: "66.666.666-6" }, "body.receiver_rut"],
+      [{ receiver_rut: "66666666-6" }, "body.receiver_rut"],
     ] as const) {
-      const r = await issue<Refusal<ValidationDetails>>(owner, { doc_type: 33, invoice_id: inv.id, ...json });
+      const r = await issue<Refusal<ValidationDetails>>(owner, { doc_type: 33, invoice_id: inv.id, ...facturaReceiver, ...json });
       expect(r.status, r.text).toBe(422);
       expect(r.body.details.fields.map((f: { path: string }) => f.path)).toContain(field);
     }
+    for (const field of ["receiver_rut", "receiver_name", "receiver_giro", "receiver_address", "receiver_commune"] as const) {
+      const { [field]: _left, ...rest } = facturaReceiver;
+      const r = await issue<Refusal<{ reason: string; missing: string[] }>>(owner, { doc_type: 33, invoice_id: inv.id, ...rest });
+      expect(r.status, r.text).toBe(409);
+      expect(r.body).toMatchObject({ code: "CONFLICT", details: { reason: "receiver_data_missing", missing: [field] } });
+    }
+    const bare = await issue<Refusal<{ missing: string[] }>>(owner, { doc_type: 33, invoice_id: inv.id, receiver_rut: "12345678-5", receiver_name: "Juan" });
+    expect(bare.body.details.missing).toEqual(["receiver_giro", "receiver_address", "receiver_commune"]);
     expect(await documents()).toBe(before);
-    const ok = await issue(owner, { doc_type: 33, invoice_id: inv.id, receiver_rut: "12345678-5", receiver_name: "Juan" });
+    const ok = await issue(owner, { doc_type: 33, invoice_id: inv.id, ...facturaReceiver, receiver_rut: "12345678-5", receiver_name: "Juan" });
     expect(ok.body.receiver_rut, ok.text).toBe("12.345.678-5");
   });
 
@@ -106,7 +116,7 @@ describe("tax documents", () => {
     const a = await emitted(clinic, [{ quantity: 1, unit_price: 1_000 }]);
     const boleta = (await issue(clinic, { doc_type: 39, invoice_id: a.id })).body;
     const b = await emitted(clinic, [{ quantity: 1, unit_price: 1_000 }]);
-    const factura = (await issue(clinic, { doc_type: 33, invoice_id: b.id, receiver_rut: "76086428-5", receiver_name: "Y" })).body;
+    const factura = (await issue(clinic, { doc_type: 33, invoice_id: b.id, ...facturaReceiver })).body;
     const list = async (query: string) => (await clinic.as<CursorPageBody<TaxDocumentView>>("GET", `/api/v1/billing/sii/documents?${query}`)).body.data.map((d: { id: string }) => d.id);
     expect(await list("doc_type=39")).toEqual([boleta.id]);
     expect(await list("doc_type=33,39")).toEqual([boleta.id, factura.id]);

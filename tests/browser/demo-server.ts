@@ -14,6 +14,8 @@ export interface DemoServer {
   base: string;
   server: ServerProcess;
   owner: { email: string; password: string };
+  /** Every demo login (owner, vets, reception) with its role. */
+  logins: { role: string; email: string; password: string; name: string }[];
   mcpKey: string;
   stop(): Promise<void>;
 }
@@ -29,6 +31,7 @@ export async function startDemoServer(): Promise<DemoServer> {
     base: server.baseUrl.replace("localhost", "127.0.0.1"),
     server,
     owner: demo.owner,
+    logins: demo.logins,
     mcpKey: demo.mcp_key,
     async stop() {
       await server.stop();

@@ -67,6 +67,30 @@ test("every demo login works with its own password, and the clinic carries a pla
   expect(block).toContain(demo.mcp_key);
 });
 
+test("a clinic day: visits inside the opening hours, notes and prescriptions that fit the visit, an address without repeated parts", async () => {
+  // 09:00–19:00 on weekdays, 10:00–14:00 on Saturdays, closed on Sundays, in the clinic's time zone.
+  const outside = await rows<{ at: string }>(`
+    select to_char(scheduled_at at time zone 'America/Santiago', 'Dy HH24:MI') as at from visits
+    where clinic_id = $1 and not (
+      (extract(isodow from scheduled_at at time zone 'America/Santiago') between 1 and 5
+        and (scheduled_at at time zone 'America/Santiago')::time >= '09:00' and (scheduled_at at time zone 'America/Santiago')::time < '19:00')
+      or (extract(isodow from scheduled_at at time zone 'America/Santiago') = 6
+        and (scheduled_at at time zone 'America/Santiago')::time >= '10:00' and (scheduled_at at time zone 'America/Santiago')::time < '14:00'))`);
+  expect(outside).toEqual([]);
+  const expected: Record<string, string> = {
+    "Control anual": "control sano", "Vacunación": "control sano", "Vómitos": "gastroenteritis", "Cojera": "esguince leve", "Control de peso": "sobrepeso",
+    "Dermatitis": "dermatitis alérgica", "Otitis": "otitis externa", "Control post operatorio": "control post operatorio",
+  };
+  const pairs = await rows<{ reason: string; diagnosis: string }>("select distinct v.reason, n.diagnoses[1] as diagnosis from clinical_notes n join visits v on v.id = n.visit_id where n.clinic_id = $1");
+  expect(pairs.length).toBeGreaterThan(3);
+  for (const pair of pairs) expect(pair.diagnosis, pair.reason).toBe(expected[pair.reason]!);
+  const drugs = await rows<{ reason: string; drug: string }>("select distinct v.reason, p.drug from prescriptions p join visits v on v.id = p.visit_id where p.clinic_id = $1");
+  expect(drugs.length).toBeGreaterThan(0);
+  for (const { reason } of drugs) expect(["Vómitos", "Cojera", "Dermatitis", "Otitis", "Control post operatorio"]).toContain(reason);
+  const [clinic] = await rows<{ address: string; commune: string }>("select address, commune from clinics where id = $1");
+  expect(clinic!.address).not.toContain(clinic!.commune);
+});
+
 test("a second run reuses the demo clinic (no second clinic): new passwords and key, the old ones stop working", async () => {
   const [before] = await t.database.query<{ n: number }>("select count(*)::int as n from clinics");
   const again = await seedDemo(t.database, t.clock, "small");

@@ -185,6 +185,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "POST", path: "/webhooks/:id/rotate-secret", roles: ["owner"], seed: seedWebhook, readBack: "/webhooks/:id" },
   { method: "POST", path: "/webhooks/:id/test", roles: ["owner"], seed: seedWebhook, readBack: "/webhooks/:id" },
   { method: "GET", path: "/webhooks/:id/deliveries", roles: ["owner"], seed: seedWebhook },
+  { method: "GET", path: "/webhooks/deliveries/:id/attempts", roles: ["owner"], seed: seedDelivery },
   { method: "POST", path: "/webhooks/deliveries/:id/retry", roles: ["owner"], seed: seedDelivery, readBack: "/audit" },
 ];
 

@@ -45,6 +45,19 @@ describe("key life cycle", () => {
     expect(fresh.headers.get("x-ratelimit-remaining")).toBe("6");
   });
 
+  test("a key read while its change notice arrives is not kept: the read may be the row from before the change", async () => {
+    const key = await createKey(owner);
+    const directory = t.context.mcp.keys;
+    const authorization = `Bearer ${key.api_key}`;
+    // The read starts, and the notice of a change to this key arrives before it ends.
+    const reading = directory.authenticate(authorization);
+    directory.evictLocal(key.id);
+    expect((await reading).id).toBe(key.id);
+    // The change itself (a rotation committed by another instance): the old value must be read again, and refused.
+    await t.database.query("update api_keys set key_hash = $2 where id = $1", [key.id, "0".repeat(64)]);
+    await expect(directory.authenticate(authorization)).rejects.toMatchObject({ code: "INVALID_API_KEY" });
+  });
+
   test("revocation: 401 API_KEY_REVOKED at once", async () => {
     const key = await createKey(owner);
     expect((await invoke(t, key.api_key, "get_clinic_context")).status).toBe(200);

@@ -52,6 +52,29 @@ describe.skipIf(!POSTGRES_URL)("two instances sharing PostgreSQL", () => {
     expect((await invoke(b, rotated.body.api_key)).status).toBe(200);
   });
 
+  test("a key rotated while the other instance is answering calls with it: the old value is refused there within 1 s, and stays refused", async () => {
+    for (let round = 0; round < 3; round++) {
+      const key = await newKey(100_000);
+      expect((await invoke(b, key.api_key)).status).toBe(200);
+      // Calls keep arriving at b while a rotates the key: some read the key before the rotation commits.
+      let calling = true;
+      const during = (async () => {
+        while (calling) await invoke(b, key.api_key);
+      })();
+      const rotated = await call(a.baseUrl, "POST", `/api/v1/mcp/keys/${key.id}/rotate`, { token: ownerToken });
+      expect(rotated.status, rotated.text).toBe(200);
+      const rotatedAt = performance.now();
+      calling = false;
+      await during;
+      let refusedAfter: number | undefined;
+      while (refusedAfter === undefined && performance.now() - rotatedAt < 3_000) if ((await invoke(b, key.api_key)).status === 401) refusedAfter = performance.now() - rotatedAt;
+      expect(refusedAfter, `round ${round}`).toBeDefined();
+      expect(refusedAfter!, `round ${round}`).toBeLessThanOrEqual(1_000);
+      for (let i = 0; i < 5; i++) for (const server of [a, b]) expect((await invoke(server, key.api_key)).status).toBe(401);
+      expect((await invoke(b, rotated.body.api_key)).status).toBe(200);
+    }
+  }, 30_000);
+
   /**
    * The bound: an instance admits only what it believes remains (database total at its last
    * flush, plus its own calls since). So N instances admit at most limit + (N − 1) × the

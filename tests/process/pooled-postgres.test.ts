@@ -7,6 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { openDatabase, type Database, type ListenHandlers } from "../../src/db/client";
+import { systemClock } from "../../src/lib/clock";
+import { ApiKeyDirectory } from "../../src/modules/mcp-keys/directory";
 import { createTestDatabase, POSTGRES_URL, type TestDatabase, urlForDatabase } from "../helpers/database";
 import { call, startServer, type ServerProcess, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 
@@ -152,6 +155,33 @@ describe.skipIf(!POSTGRES_URL || !havePgbouncer)("instances behind a transaction
       }
     });
 
+    test("an instance behind the pooler never moves to the long-lived cache, even when a notice of its own reaches it by chance", async () => {
+      const database = await openDatabase({ databaseUrl: pooledUrl, dataDir: "/nonexistent" });
+      let handlers: ListenHandlers | undefined;
+      // The pooler's chance delivery (a notice sent while the listener runs a statement on the
+      // server that listens), made certain: every notice this instance sends reaches its listener.
+      const lucky: Database = Object.assign(Object.create(database) as Database, {
+        listen: (channel: string, given: ListenHandlers) => {
+          handlers = given;
+          return database.listen(channel, given);
+        },
+        notify: async (channel: string, payload: string) => {
+          await database.notify(channel, payload);
+          handlers?.onMessage(payload);
+        },
+      });
+      const directory = new ApiKeyDirectory(lucky, systemClock);
+      try {
+        await directory.start();
+        await directory.probe();
+        expect(directory.revocationMode).toBe("expiring");
+        expect(database.connectionMode).toBe("undecided");
+      } finally {
+        await directory.stop();
+        await database.close();
+      }
+    });
+
     test("a revoked key stops on the other instance within 1 s", async () => {
       const key = await newKey(servers[0]!, owner);
       // Cached on the other instance, then revoked through the first.
@@ -170,6 +200,30 @@ describe.skipIf(!POSTGRES_URL || !havePgbouncer)("instances behind a transaction
       // And stays refused everywhere.
       for (const server of servers) expect((await queryDatabase(server, key.api_key)).status).toBe(401);
     });
+
+    test("a rotated key's old value stops on every instance within 1 s, and the new value works everywhere", async () => {
+      for (let round = 0; round < 3; round++) {
+        const key = await newKey(servers[round % 2]!, owner);
+        // Cached on both instances, then rotated through one of them.
+        for (const server of servers) expect((await queryDatabase(server, key.api_key)).status).toBe(200);
+        const rotated = await call(servers[round % 2]!.baseUrl, "POST", `/api/v1/mcp/keys/${key.id}/rotate`, { token: owner });
+        expect(rotated.status, rotated.text).toBe(200);
+        const rotatedAt = performance.now();
+        for (const server of servers) {
+          let refusedAfter: number | undefined;
+          while (refusedAfter === undefined && performance.now() - rotatedAt < 3_000) {
+            const r = await queryDatabase(server, key.api_key);
+            if (r.status === 401) refusedAfter = performance.now() - rotatedAt;
+            else expect(r.status, r.text).toBe(200);
+          }
+          expect(refusedAfter, `round ${round}`).toBeDefined();
+          expect(refusedAfter!, `round ${round}`).toBeLessThanOrEqual(1_000 + 100);
+          expect((await queryDatabase(server, rotated.body.api_key)).status).toBe(200);
+        }
+      }
+      // Neither instance has moved to the long-lived cache meanwhile.
+      for (const server of servers) expect((await call(server.baseUrl, "GET", "/ready")).body).toMatchObject({ key_revocation: "expiring" });
+    }, 30_000);
 
     test("query_database and payments work all the same", async () => {
       const key = await newKey(servers[1]!, owner);

@@ -2,7 +2,8 @@ import { afterAll, beforeEach, describe, expect, setSystemTime, test } from "bun
 import { Webhook } from "standardwebhooks";
 import type { CursorPageBody } from "../../src/http/pagination";
 import { createTestApp, type Answer, type TestApp } from "../helpers/app";
-import { relogin, type ClinicSession } from "../helpers/clinic";
+import { WEBHOOK_FIELDS } from "../../src/modules/webhooks/payload";
+import { registerClinic, relogin, type ClinicSession } from "../helpers/clinic";
 import { useClinicApp } from "../helpers/fixture";
 import { startReceiver, type Receiver } from "./receiver";
 
@@ -74,8 +75,8 @@ describe("webhooks", () => {
     await drain();
     expect(receiver.received.length).toBe(2);
     const first = receiver.received.find((r) => JSON.parse(r.body).data.id === tutorId);
-    const verified = verify(hook.secret, first!) as { type: string; timestamp: string; data: { id: string; object: string; changes: Record<string, unknown> } };
-    expect(verified).toMatchObject({ type: "tutor.created", data: { object: "tutor", id: tutorId, changes: { name: { to: "Signed" } } } });
+    const verified = verify(hook.secret, first!) as { type: string; timestamp: string; data: { id: string; object: string; changed: string[] } };
+    expect(verified).toMatchObject({ type: "tutor.created", data: { object: "tutor", id: tutorId, changed: ["name"], fields: {} } });
     const [event] = (await owner.as<CursorPageBody<{ id: string }>>("GET", `/api/v1/audit?entity_id=${tutorId}`)).body.data;
     expect(first!.headers["webhook-id"]).toBe(event!.id);
     const list = await deliveries(hook.id);
@@ -203,6 +204,104 @@ describe("webhooks", () => {
   });
 });
 
+describe("thin payloads", () => {
+  beforeEach(disableAll);
+
+  test("a tutor's free text and personal data never leave: the receiver gets ids, the event type and the changed fields' names", async () => {
+    const hook = await addWebhook(["tutor.created", "tutor.updated", "visit.created"]);
+    const personal = { name: "Ana Privada", email: "ana.privada@example.com", phone: "+56911112222", national_id: "12.345.678-5", address: "Calle Secreta 123", notes: "Paga siempre tarde; no llamar después de las 20 h" };
+    const created = await owner.as<{ id: string }>("POST", "/api/v1/tutors", { json: personal });
+    expect(created.status, created.text).toBe(201);
+    expect((await owner.as("PATCH", `/api/v1/tutors/${created.body.id}`, { json: { notes: "Otra nota privada" } })).status).toBe(200);
+    const patient = (await owner.as<{ id: string }>("POST", "/api/v1/patients", { json: { tutor_id: created.body.id, name: "Toby", species: "dog" } })).body.id;
+    const visit = await owner.as<{ id: string }>("POST", "/api/v1/visits", { json: { patient_id: patient, reason: "Vómitos desde ayer", scheduled_at: "2026-01-16T10:00:00Z" } });
+    expect(visit.status, visit.text).toBe(201);
+    await drain();
+    const bodies = receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: { id: string; changed: string[]; fields: Record<string, unknown>; actor: Record<string, unknown> } });
+    expect(bodies.map((b) => b.type).sort()).toEqual(["tutor.created", "tutor.updated", "visit.created"]);
+    const everything = receiver.received.map((r) => r.body).join("\n");
+    for (const value of [...Object.values(personal), "Otra nota privada", "Vómitos desde ayer", owner.user.email]) expect(everything).not.toContain(value);
+    const tutorCreated = bodies.find((b) => b.type === "tutor.created")!;
+    expect(tutorCreated.data).toMatchObject({ id: created.body.id, fields: {} });
+    expect(tutorCreated.data.changed.sort()).toEqual(["address", "email", "name", "national_id", "notes", "phone"]);
+    expect(Object.keys(tutorCreated.data.actor).sort()).toEqual(["id", "type"]);
+    expect(bodies.find((b) => b.type === "tutor.updated")!.data).toMatchObject({ changed: ["notes"], fields: {} });
+    const visitCreated = bodies.find((b) => b.type === "visit.created")!;
+    expect(visitCreated.data).toMatchObject({ id: visit.body.id, fields: { patient_id: patient, status: expect.any(String) } });
+    expect(visitCreated.data.changed).toContain("reason");
+    expect((await deliveries(hook.id)).length).toBe(3);
+  });
+
+  test("every kind of record the event log writes has its webhook fields listed, and none of them is free text or personal data", async () => {
+    const attached = await t.database.query<{ entity: string }>(
+      "select distinct split_part(encode(tgargs, 'escape'), '\\000', 1) as entity from pg_trigger where tgname = 'audit_change' order by 1",
+    );
+    expect(attached.length).toBeGreaterThan(10);
+    for (const { entity } of attached) expect(WEBHOOK_FIELDS, entity).toHaveProperty(entity);
+    const forbidden = /name$|email|phone|national_id|rut|address|notes?$|reason|message|description|text|instructions|subjective|objective|assessment|plan$|diagnos|url|secret|key|hash|xml|pem|dose/;
+    for (const [entity, fields] of Object.entries(WEBHOOK_FIELDS)) for (const field of fields) if (forbidden.test(field) && !(entity === "mcp_report" && field === "name") && !(entity === "clinic" && field === "plan")) throw new Error(`${entity}.${field} looks like free text or personal data`);
+  });
+
+  test("the documentation lists each kind of record's webhook fields as the code sends them", async () => {
+    const docs = await Bun.file(new URL("../../docs/webhooks-and-audit.md", import.meta.url)).text();
+    for (const [entity, fields] of Object.entries(WEBHOOK_FIELDS)) {
+      const row = docs.split("\n").find((line) => line.startsWith(`| \`${entity}\` |`));
+      expect(row, entity).toBeDefined();
+      expect([...row!.split("|")[2]!.matchAll(/^ *`([a-z_]+)`|, `([a-z_]+)`/g)].map((m) => m[1] ?? m[2]), entity).toEqual([...fields]);
+    }
+  });
+});
+
+describe("the attempt log", () => {
+  beforeEach(disableAll);
+
+  test("every attempt is listed, newest first, with its status code, duration, error and time", async () => {
+    const hook = await addWebhook(["tutor.created"]);
+    receiver.answers = [{ status: 500 }, { status: 503 }, { status: 200 }];
+    await newTutor();
+    const times: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      times.push(t.clock.now().toISOString().replace(/\.000Z$/, "Z"));
+      await drain();
+      t.clock.advance(6000);
+    }
+    const [delivery] = await deliveries(hook.id);
+    expect(delivery).toMatchObject({ state: "succeeded", attempts: 3, status_code: 200 });
+    const detail = await owner.as<DeliveryBody & { attempt_log: { attempt: number; attempted_at: string; status_code: number | null; duration_ms: number | null; error: string | null }[] }>("GET", `/api/v1/webhooks/deliveries/${delivery!.id}/attempts`);
+    expect(detail.status, detail.text).toBe(200);
+    expect(detail.body).toMatchObject({ id: delivery!.id, state: "succeeded", attempts: 3 });
+    expect(detail.body.attempt_log.map((a) => [a.attempt, a.status_code, a.error, a.attempted_at])).toEqual([
+      [3, 200, null, times[2]!],
+      [2, 503, "the receiver answered 503", times[1]!],
+      [1, 500, "the receiver answered 500", times[0]!],
+    ]);
+    for (const a of detail.body.attempt_log) expect(a.duration_ms).toBeGreaterThanOrEqual(0);
+    // Another clinic's owner cannot read it.
+    const stranger = await registerClinic(t);
+    expect((await stranger.as("GET", `/api/v1/webhooks/deliveries/${delivery!.id}/attempts`)).status).toBe(404);
+  });
+});
+
+describe("limits", () => {
+  beforeEach(disableAll);
+
+  test("a clinic has at most WEBHOOK_MAX_ENDPOINTS webhooks (20 by default): the next is refused with 409 in the envelope and nothing is written", async () => {
+    for (let i = 0; i < 20; i++) await addWebhook(["tutor.created"]);
+    const before = await t.count("webhook_endpoints");
+    const refused = await owner.as<Answer<WebhookBody>>("POST", "/api/v1/webhooks", { json: { url: receiver.url, events: ["*"] } });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body).toMatchObject({ error: "conflict", code: "CONFLICT", details: { limit: 20 } });
+    expect(refused.body.message).toContain("WEBHOOK_MAX_ENDPOINTS");
+    expect(await t.count("webhook_endpoints")).toBe(before);
+    // A deleted webhook frees its place; another clinic has its own 20.
+    const list = await owner.as<CursorPageBody<WebhookBody>>("GET", "/api/v1/webhooks?limit=200");
+    await owner.as("DELETE", `/api/v1/webhooks/${list.body.data[0]!.id}`);
+    await addWebhook(["tutor.created"]);
+    const stranger = await registerClinic(t);
+    expect((await stranger.as("POST", "/api/v1/webhooks", { json: { url: receiver.url, events: ["*"] } })).status).toBe(201);
+  });
+});
+
 describe("time-based events", () => {
   beforeEach(disableAll);
 
@@ -227,8 +326,10 @@ describe("time-based events", () => {
     expect(receiver.received.length).toBe(1);
     expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({
       type: "alert.due",
-      data: { object: "alert", id: soon, actor: { type: "system" }, changes: { due_date: day(2), patient_id: patient, tutor_phone: "+56922222222", kind: "follow_up" } },
+      data: { object: "alert", id: soon, actor: { type: "system" }, changed: [], fields: { due_date: day(2), patient_id: patient, tutor_phone: "+56922222222", kind: "follow_up" } },
     });
+    // The alert's message is free text: the receiver fetches the alert if it needs it.
+    expect(receiver.received[0]!.body).not.toContain("Control");
     // The next morning it is still due: one more.
     t.clock.advance(86_400_000);
     expect(await t.context.webhooks.dueEvents.runOnce()).toBe(1);
@@ -269,7 +370,8 @@ describe("time-based events", () => {
         object: "vaccination",
         id: rabies,
         actor: { type: "system" },
-        changes: { vaccination_id: rabies, patient_id: patient, patient_name: "Cachupín", vaccine: "Nobivac Rabies", due_date: day(3), reminder_status: "pending", tutor_id: tutor, tutor_name: "Vacuna Tutor", tutor_phone: "+56933333333" },
+        changed: [],
+        fields: { vaccination_id: rabies, patient_id: patient, patient_name: "Cachupín", vaccine: "Nobivac Rabies", due_date: day(3), reminder_status: "pending", tutor_id: tutor, tutor_name: "Vacuna Tutor", tutor_phone: "+56933333333" },
       },
     });
     expect(JSON.stringify(sent)).not.toContain(closedLater);
@@ -302,6 +404,34 @@ describe("two instances", () => {
       expect(new Set(ids).size).toBe(40);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe("a secret this instance cannot open", () => {
+  beforeEach(disableAll);
+
+  test("the dispatcher records the error on the delivery, releases its claim at once and leaves it to an instance that can open it", async () => {
+    const misKeyed = await createTestApp({ database: t.database, clock: t.clock, config: { secretsKey: "another-secrets-key-that-is-32-bytes-long", webhooks: { dispatch: false, retryScheduleMs: [0, 1000, 5000], allowedNetworks: ["127.0.0.1/32"], allowHttp: true, timeoutMs: 2000, dueDays: 7, dueHour: 8 } } });
+    try {
+      const hook = await addWebhook(["tutor.created"]);
+      await newTutor();
+      expect(await misKeyed.context.webhooks.dispatcher.runOnce()).toBe(1);
+      expect(receiver.received).toEqual([]);
+      const [delivery] = await deliveries(hook.id);
+      expect(delivery).toMatchObject({ state: "pending", attempts: 0, error: expect.stringContaining("cannot open the webhook's signing secret") });
+      const [claim] = await t.database.query<{ claimed_until: Date | null }>("select claimed_until from webhook_deliveries where id = $1", [delivery!.id]);
+      expect(claim!.claimed_until).toBeNull();
+      const detail = await owner.as<{ attempt_log: { status_code: number | null; error: string }[] }>("GET", `/api/v1/webhooks/deliveries/${delivery!.id}/attempts`);
+      expect(detail.body.attempt_log).toMatchObject([{ status_code: null, error: expect.stringContaining("cannot open") }]);
+      // It leaves the endpoint to the others for a while instead of claiming it again…
+      expect(await misKeyed.context.webhooks.dispatcher.runOnce()).toBe(0);
+      // …and an instance with the right key sends it now, as its first attempt; the webhook stays enabled.
+      expect(await dispatcher().runOnce()).toBe(1);
+      expect((await deliveries(hook.id))[0]).toMatchObject({ state: "succeeded", attempts: 1, status_code: 200 });
+      expect(await webhook(hook.id)).toMatchObject({ enabled: true });
+    } finally {
+      await misKeyed.close();
     }
   });
 });

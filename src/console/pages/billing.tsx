@@ -23,6 +23,7 @@ interface Invoice {
   paid_amount: number;
   balance: number;
   created_at: string;
+  emitted_at: string | null;
 }
 interface Payment {
   id: string;
@@ -43,7 +44,6 @@ interface TaxDocument {
 
 const STATUSES = ["draft", "emitted", "paid", "void", "credited"];
 const METHODS = ["cash", "card", "transfer", "other"];
-const DOC_NAMES: Record<number, string> = { 33: "Factura", 39: "Boleta", 61: "Nota de crédito" };
 
 export function BillingPage() {
   const { api, i18n } = useConsole();
@@ -57,7 +57,7 @@ export function BillingPage() {
           <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
             <option value="">{i18n.t("billing.all")}</option>
             {STATUSES.map((s) => (
-              <option value={s}>{s}</option>
+              <option value={s}>{i18n.label("invoiceStatus", s)}</option>
             ))}
           </select>
         </Field>
@@ -76,12 +76,61 @@ export function InvoicePage({ id }: { id: string }) {
   return (
     <section aria-labelledby="invoice-title">
       <h1 id="invoice-title">
-        {i18n.t("billing.invoice")} {current && <span class={`badge ${current.status}`}>{current.status}</span>}
+        {i18n.t("billing.invoice")} {current && <span class={`badge ${current.status}`}>{i18n.label("invoiceStatus", current.status)}</span>}
       </h1>
+      {current && <SaleHeading invoice={current} />}
       {!current || current.status === "draft" ? <DraftEditor key={current?.id ?? "new"} invoice={current} onSaved={invoice.reload} /> : <InvoiceSummary invoice={current} />}
       {current && current.status !== "draft" && <Payments invoice={current} onChanged={invoice.reload} />}
       {current && (current.status === "emitted" || current.status === "paid" || current.status === "credited") && <Documents invoice={current} />}
+      {current && current.status === "emitted" && current.paid_amount === 0 && <VoidWithCreditNote invoice={current} onVoided={invoice.reload} />}
     </section>
+  );
+}
+
+/**
+ * Voids an emitted invoice without payments; a sale with a factura or boleta is voided with its
+ * nota de crédito, which the API issues in the same transaction.
+ */
+function VoidWithCreditNote({ invoice, onVoided }: { invoice: Invoice; onVoided: () => void }) {
+  const { api, i18n } = useConsole();
+  const { busy, run } = useAction();
+  return (
+    <div class="actions">
+      <button type="button" class="secondary" disabled={busy} onClick={() => run(() => api.post(`/billing/invoices/${invoice.id}/void`, { issue_credit_note: true }, newIdempotencyKey())).then(onVoided)}>
+        {i18n.t("billing.voidWithCreditNote")}
+      </button>
+    </div>
+  );
+}
+
+/** Who the sale is for, when it was made and from which visit. */
+function SaleHeading({ invoice }: { invoice: Invoice }) {
+  const { api, i18n } = useConsole();
+  const clinic = useClinic();
+  const tutor = useLoad(() => api.get<{ id: string; name: string }>(`/tutors/${invoice.tutor_id}`), [invoice.tutor_id]);
+  return (
+    <dl class="facts" data-testid="sale-heading">
+      <div>
+        <dt>{i18n.t("sale.tutor")}</dt>
+        <dd>{tutor.data ? <a href={`#/tutors/${invoice.tutor_id}`}>{tutor.data.name}</a> : "…"}</dd>
+      </div>
+      <div>
+        <dt>{i18n.t("sale.date")}</dt>
+        <dd>{i18n.dateTime(invoice.emitted_at ?? invoice.created_at, clinic.timezone)}</dd>
+      </div>
+      <div>
+        <dt>{i18n.t("sale.status")}</dt>
+        <dd>{i18n.label("invoiceStatus", invoice.status)}</dd>
+      </div>
+      {invoice.visit_id && (
+        <div>
+          <dt>{i18n.t("sale.visit")}</dt>
+          <dd>
+            <a href={`#/visits/${invoice.visit_id}`}>{i18n.t("record.visit")}</a>
+          </dd>
+        </div>
+      )}
+    </dl>
   );
 }
 
@@ -257,7 +306,7 @@ function Payments({ invoice, onChanged }: { invoice: Invoice; onChanged: () => v
           {payments.data?.data.map((payment) => (
             <tr data-payment-id={payment.id}>
               <td>{i18n.dateTime(payment.paid_at, clinic.timezone)}</td>
-              <td>{payment.method}</td>
+              <td>{i18n.label("method", payment.method)}</td>
               <td class="num">{i18n.money(payment.amount, invoice.currency)}</td>
               <td class="num">{payment.refunded_amount ? `${i18n.t("billing.refunded")} ${i18n.money(payment.refunded_amount, invoice.currency)}` : ""}</td>
               <td>
@@ -279,7 +328,7 @@ function Payments({ invoice, onChanged }: { invoice: Invoice; onChanged: () => v
           <Field label={i18n.t("billing.method")}>
             <select name="method" value={method} onChange={(e) => setMethod(e.currentTarget.value)}>
               {METHODS.map((m) => (
-                <option value={m}>{m}</option>
+                <option value={m}>{i18n.label("method", m)}</option>
               ))}
             </select>
           </Field>
@@ -305,8 +354,8 @@ function Documents({ invoice }: { invoice: Invoice }) {
       <ul class="plain">
         {issued.map((doc) => (
           <li data-doc-type={doc.doc_type}>
-            {DOC_NAMES[doc.doc_type]} · {i18n.t("billing.folio")} {doc.folio} · {i18n.dateTime(doc.issued_at, clinic.timezone)}
-            {doc.environment && doc.environment !== "production" && <> · {i18n.t("billing.noLegalValue")}</>}
+            {i18n.label("docType", doc.doc_type)} · {i18n.t("billing.folio")} {doc.folio} · {i18n.dateTime(doc.issued_at, clinic.timezone)}
+            {doc.environment && doc.environment !== "production" && <> · {i18n.label("environment", doc.environment)} ({i18n.t("billing.noLegalValue")})</>}
             {doc.signed && (
               <span class="actions">
                 <button type="button" class="secondary" onClick={() => run(() => api.open(`/billing/sii/documents/${doc.id}/pdf`, { format: doc.doc_type === 39 ? "thermal" : "letter" }))}>
@@ -329,7 +378,7 @@ function Documents({ invoice }: { invoice: Invoice }) {
       {!issued.some((d) => d.doc_type === 33 || d.doc_type === 39) && invoice.status !== "credited" && (
         <div class="actions">
           <button type="button" disabled={busy} onClick={() => issue({ doc_type: 39 })}>
-            {i18n.t("billing.boleta")}
+            {i18n.t("issue.39")}
           </button>
           <form
             class="inline"
@@ -350,16 +399,16 @@ function Documents({ invoice }: { invoice: Invoice }) {
               <input name="receiver_name" required value={receiver.name} onInput={(e) => setReceiver({ ...receiver, name: e.currentTarget.value })} />
             </Field>
             <Field label={i18n.t("billing.receiverGiro")}>
-              <input name="receiver_giro" maxLength={40} value={receiver.giro} onInput={(e) => setReceiver({ ...receiver, giro: e.currentTarget.value })} />
+              <input name="receiver_giro" required maxLength={40} value={receiver.giro} onInput={(e) => setReceiver({ ...receiver, giro: e.currentTarget.value })} />
             </Field>
             <Field label={i18n.t("billing.receiverAddress")}>
-              <input name="receiver_address" maxLength={70} value={receiver.address} onInput={(e) => setReceiver({ ...receiver, address: e.currentTarget.value })} />
+              <input name="receiver_address" required maxLength={70} value={receiver.address} onInput={(e) => setReceiver({ ...receiver, address: e.currentTarget.value })} />
             </Field>
             <Field label={i18n.t("billing.receiverCommune")}>
-              <input name="receiver_commune" maxLength={20} value={receiver.commune} onInput={(e) => setReceiver({ ...receiver, commune: e.currentTarget.value })} />
+              <input name="receiver_commune" required maxLength={20} value={receiver.commune} onInput={(e) => setReceiver({ ...receiver, commune: e.currentTarget.value })} />
             </Field>
             <button type="submit" class="secondary" disabled={busy}>
-              {i18n.t("billing.factura")}
+              {i18n.t("issue.33")}
             </button>
           </form>
         </div>

@@ -65,7 +65,11 @@ export function ConsentPage() {
         <legend>{i18n.t("consent.scopes")}</legend>
         {data.scopes_supported.map((scope) => (
           <label class="check">
-            <input type="checkbox" name="scope" value={scope} checked={ticked.includes(scope)} onChange={(e) => setScopes(e.currentTarget.checked ? [...ticked, scope] : ticked.filter((s) => s !== scope))} /> {scope}
+            <input type="checkbox" name="scope" value={scope} checked={ticked.includes(scope)} onChange={(e) => setScopes(e.currentTarget.checked ? [...ticked, scope] : ticked.filter((s) => s !== scope))} />{" "}
+            <span>
+              <strong>{i18n.label("scope", scope)}</strong>
+              {i18n.has(`scopeWhat.${scope}`) && <span class="scope-what" data-scope={scope}> — {i18n.label("scopeWhat", scope)}</span>}
+            </span>
           </label>
         ))}
       </fieldset>

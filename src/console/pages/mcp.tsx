@@ -172,7 +172,7 @@ function PrincipalTable<T extends Principal>(props: {
             {props.named(row).map((cell) => (
               <td>{cell}</td>
             ))}
-            <td>{row.scopes.join(", ")}</td>
+            <td>{row.scopes.map((scope) => i18n.label("scope", scope)).join(", ")}</td>
             <td class="num">
               {props.quota(row.id)} / {row.rate_limit_per_day}
             </td>
@@ -210,7 +210,7 @@ function CreateKey({ onCreated }: { onCreated: (key: { name: string; api_key: st
         <legend>{i18n.t("mcp.scopes")}</legend>
         {SCOPES.map((scope) => (
           <label class="check">
-            <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))} /> {scope}
+            <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))} /> {i18n.label("scope", scope)}
           </label>
         ))}
       </fieldset>
@@ -260,7 +260,7 @@ function Usage({ round }: { round: number }) {
       <ul class="legend" aria-hidden="true">
         {OUTCOMES.map((o) => (
           <li>
-            <span class="swatch" style={{ background: COLORS[o] }} /> {o}
+            <span class="swatch" style={{ background: COLORS[o] }} /> {i18n.label("outcome", o)}
           </li>
         ))}
       </ul>
@@ -272,7 +272,7 @@ function Usage({ round }: { round: number }) {
               <th scope="col">{i18n.t("common.date")}</th>
               {OUTCOMES.map((o) => (
                 <th scope="col" class="num">
-                  {o}
+                  {i18n.label("outcome", o)}
                 </th>
               ))}
             </tr>
@@ -280,7 +280,7 @@ function Usage({ round }: { round: number }) {
           <tbody>
             {daily.data?.days.map((day) => (
               <tr data-date={day.date}>
-                <th scope="row">{day.date}</th>
+                <th scope="row">{i18n.date(day.date)}</th>
                 {OUTCOMES.map((o) => (
                   <td class="num" data-outcome={o}>
                     {day[o]}
@@ -295,7 +295,7 @@ function Usage({ round }: { round: number }) {
       <ul class="bars" data-testid="usage-by-tool">
         {daily.data?.tools.map((tool) => (
           <li data-tool={tool.tool}>
-            <span class="bar-label">{tool.tool}</span>
+            <code class="bar-label">{tool.tool}</code>
             <span class="bar" style={{ width: `${(tool.calls / most) * 100}%` }} aria-hidden="true" />
             <span class="bar-value">{tool.calls}</span>
           </li>
@@ -305,11 +305,13 @@ function Usage({ round }: { round: number }) {
       <DataTable testId="latest-calls" headings={["common.date", "mcp.tool", "mcp.outcome", "mcp.reason", "mcp.sql"]} rows={latest.data?.data} row={(row) => (
         <tr>
           <td>{i18n.dateTime(row.created_at, clinic.timezone)}</td>
-          <td>{row.tool}</td>
           <td>
-            <span class={`badge outcome-${row.outcome}`}>{row.outcome}</span>
+            <code>{row.tool}</code>
           </td>
-          <td>{row.reason ?? ""}</td>
+          <td>
+            <span class={`badge outcome-${row.outcome}`}>{i18n.label("outcome", row.outcome)}</span>
+          </td>
+          <td>{row.reason && <code>{row.reason}</code>}</td>
           <td>{row.sql_text && <code class="sql">{row.sql_text}</code>}</td>
         </tr>
       )} />
@@ -319,6 +321,7 @@ function Usage({ round }: { round: number }) {
 
 /** Calls per day stacked by outcome: each series is the running sum, drawn tallest first. */
 function DailyChart({ days }: { days: Daily["days"] }) {
+  const { i18n } = useConsole();
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const x = days.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000);
@@ -331,12 +334,13 @@ function DailyChart({ days }: { days: Daily["days"] }) {
         height: 220,
         legend: { show: false },
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-        series: [{}, ...order.map((i) => ({ label: OUTCOMES[i], fill: COLORS[OUTCOMES[i]!], stroke: COLORS[OUTCOMES[i]!], paths: bars, points: { show: false } }))],
+        axes: [{ label: i18n.t("chart.dayUtc") }, { label: i18n.t("chart.calls") }],
+        series: [{}, ...order.map((i) => ({ label: i18n.label("outcome", OUTCOMES[i]!), fill: COLORS[OUTCOMES[i]!], stroke: COLORS[OUTCOMES[i]!], paths: bars, points: { show: false } }))],
       },
       [x, ...order.map((i) => stacked[i]!)],
       host.current!,
     );
     return () => chart.destroy();
-  }, [days]);
-  return <div ref={host} class="chart" role="img" aria-label="calls per day by outcome" />;
+  }, [days, i18n.language.value]);
+  return <div ref={host} class="chart" role="img" aria-label={i18n.t("mcp.perDay")} />;
 }

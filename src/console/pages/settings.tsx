@@ -90,11 +90,11 @@ function Staff() {
           <td>{user.email}</td>
           <td>
             {user.role === "owner" ? (
-              "owner"
+              i18n.label("role", "owner")
             ) : (
               <select aria-label={`${i18n.t("settings.role")} ${user.name}`} value={user.role} onChange={(e) => changeRole(user, e.currentTarget.value)}>
-                <option value="vet">vet</option>
-                <option value="staff">staff</option>
+                <option value="vet">{i18n.label("role", "vet")}</option>
+                <option value="staff">{i18n.label("role", "staff")}</option>
               </select>
             )}
           </td>
@@ -118,8 +118,8 @@ function Staff() {
           </Field>
           <Field label={i18n.t("settings.role")}>
             <select name="user_role" value={form.role} onChange={(e) => setForm({ ...form, role: e.currentTarget.value })}>
-              <option value="vet">vet</option>
-              <option value="staff">staff</option>
+              <option value="vet">{i18n.label("role", "vet")}</option>
+              <option value="staff">{i18n.label("role", "staff")}</option>
             </select>
           </Field>
           <Field label={i18n.t("settings.password")}>
@@ -224,7 +224,7 @@ function SiiSetup() {
             <td>{caf.next_folio > caf.range_to ? "—" : caf.next_folio}</td>
             <td>{caf.remaining}</td>
             <td>{caf.expires_on ?? "—"}</td>
-            <td>{caf.environment}</td>
+            <td>{i18n.label("environment", caf.environment)}</td>
             <td class={caf.warnings.length ? "warning" : undefined}>{caf.warnings.join("; ")}</td>
           </tr>
         )}

@@ -16,7 +16,7 @@ export function SignIn({ expired = false }: { expired?: boolean }) {
     try {
       await api.login(email, password);
     } catch (e) {
-      setError(describeError(e));
+      setError(describeError(e, i18n).text);
     } finally {
       setBusy(false);
     }

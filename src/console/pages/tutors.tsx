@@ -4,10 +4,12 @@ import { useEffect, useState } from "preact/hooks";
 import type { Page } from "../api";
 import type { MessageKey } from "../i18n";
 import { DataTable, Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+import { ConsentSection, MessageTable } from "./reminders";
 
 interface Tutor {
   id: string;
   name: string;
+  blocked_at?: string | null;
   email: string | null;
   phone: string | null;
   national_id: string | null;
@@ -133,14 +135,14 @@ function PatientForm({ tutorId, patient, onSaved }: { tutorId: string; patient?:
         <Field label={i18n.t("patients.species")}>
           <select name="species" value={form.species} onChange={(e) => setForm({ ...form, species: e.currentTarget.value })}>
             {SPECIES.map((s) => (
-              <option value={s}>{s}</option>
+              <option value={s}>{i18n.label("species", s)}</option>
             ))}
           </select>
         </Field>
         <Field label={i18n.t("patients.sex")}>
           <select name="sex" value={form.sex} onChange={(e) => setForm({ ...form, sex: e.currentTarget.value })}>
             {SEXES.map((s) => (
-              <option value={s}>{s}</option>
+              <option value={s}>{i18n.label("sex", s)}</option>
             ))}
           </select>
         </Field>
@@ -165,11 +167,13 @@ export function TutorPage({ id }: { id: string }) {
     <section aria-labelledby="tutor-title">
       <h1 id="tutor-title">{tutor.data.name}</h1>
       <TutorForm key={tutor.data.id} tutor={tutor.data} onSaved={tutor.reload} />
+      {tutor.data.blocked_at && <p class="card" role="note">{i18n.t("rights.blocked")}</p>}
+      {!tutor.data.blocked_at && <ConsentSection tutorId={id} />}
       <h2>{i18n.t("tutors.patients")}</h2>
       <ul class="plain">
         {patients.data?.data.map((p) => (
           <li>
-            <a href={`#/patients/${p.id}`}>{p.name}</a> <span class="muted">{p.species}</span>
+            <a href={`#/patients/${p.id}`}>{p.name}</a> <span class="muted">{i18n.label("species", p.species)}</span>
           </li>
         ))}
       </ul>
@@ -179,6 +183,7 @@ export function TutorPage({ id }: { id: string }) {
       <a class="button secondary" href={`#/invoices/new?tutor=${id}`}>
         {i18n.t("billing.newInvoice")}
       </a>
+      {api.session.value?.user.role === "owner" && <TutorRights tutor={tutor.data} onErased={tutor.reload} />}
     </section>
   );
 }
@@ -208,7 +213,7 @@ export function InvoiceTable({ rows }: { rows: InvoiceRow[] }) {
               <a href={`#/invoices/${invoice.id}`}>{i18n.dateTime(invoice.created_at, clinic.timezone)}</a>
             </td>
             <td>
-              <span class={`badge ${invoice.status}`}>{invoice.status}</span>
+              <span class={`badge ${invoice.status}`}>{i18n.label("invoiceStatus", invoice.status)}</span>
             </td>
             <td class="num">{i18n.money(invoice.total_amount, invoice.currency)}</td>
             <td class="num">{i18n.money(invoice.balance, invoice.currency)}</td>
@@ -223,13 +228,15 @@ export function PatientPage({ id }: { id: string }) {
   const { api, i18n } = useConsole();
   const clinic = useClinic();
   const patient = useLoad(() => api.get<Patient>(`/patients/${id}`), [id]);
+  const tutor = useLoad(() => (patient.data ? api.get<Tutor>(`/tutors/${patient.data.tutor_id}`) : Promise.resolve(undefined)), [patient.data?.tutor_id]);
   const visits = useLoad(() => api.get<Page<VisitRow>>("/visits", { patient_id: id, limit: 100 }), [id]);
+  const reminders = useLoad(() => api.get<Page<Parameters<typeof MessageTable>[0]["rows"] extends (infer R)[] | undefined ? R : never>>("/reminders", { patient_id: id, limit: 50 }), [id]);
   if (!patient.data) return <p aria-busy="true">{i18n.t("common.loading")}</p>;
   return (
     <section aria-labelledby="patient-title">
       <h1 id="patient-title">{patient.data.name}</h1>
       <p>
-        <a href={`#/tutors/${patient.data.tutor_id}`}>{i18n.t("today.tutor")}</a>
+        {i18n.t("today.tutor")}: <a href={`#/tutors/${patient.data.tutor_id}`}>{tutor.data?.name ?? "…"}</a> · {i18n.label("species", patient.data.species)} · {i18n.label("sex", patient.data.sex)}
       </p>
       <PatientForm key={patient.data.id} tutorId={patient.data.tutor_id} patient={patient.data} onSaved={patient.reload} />
       <h2>{i18n.t("patients.visits")}</h2>
@@ -243,6 +250,50 @@ export function PatientPage({ id }: { id: string }) {
         </tr>
       )} />
       <PatientRecord patientId={id} onWeighed={patient.reload} />
+      <h2>{i18n.t("reminders.messages")}</h2>
+      <MessageTable rows={reminders.data?.data} />
+    </section>
+  );
+}
+
+/** Access and erasure on the tutor's request (owner only): the export as a download, erasure confirmed by the name. */
+function TutorRights({ tutor, onErased }: { tutor: Tutor; onErased: () => void }) {
+  const { api, i18n } = useConsole();
+  const [name, setName] = useState("");
+  const { busy, run } = useAction();
+  const download = () =>
+    run(async () => {
+      const document = await api.get<unknown>(`/tutors/${tutor.id}/export`);
+      const link = Object.assign(window.document.createElement("a"), { href: URL.createObjectURL(new Blob([JSON.stringify(document, null, 2)], { type: "application/json" })), download: `tutor-${tutor.id}.json` });
+      link.click();
+      URL.revokeObjectURL(link.href);
+    });
+  const erase = (event: Event) => {
+    event.preventDefault();
+    return run(async () => {
+      await api.post(`/tutors/${tutor.id}/erase`, { confirm_name: name });
+      setName("");
+      onErased();
+    }, i18n.t("common.saved"));
+  };
+  return (
+    <section class="card" aria-labelledby="rights-title">
+      <h2 id="rights-title">{i18n.t("rights.title")}</h2>
+      <button type="button" class="secondary" disabled={busy} onClick={download}>
+        {i18n.t("rights.export")}
+      </button>
+      {!tutor.blocked_at && (
+        <form onSubmit={erase} aria-label={i18n.t("rights.erase")}>
+          <h3>{i18n.t("rights.erase")}</h3>
+          <p>{i18n.t("rights.eraseExplain")}</p>
+          <Field label={i18n.t("rights.confirmName")}>
+            <input name="confirm_name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </Field>
+          <button type="submit" class="danger" disabled={busy || name.trim().toLowerCase() !== tutor.name.trim().toLowerCase()}>
+            {i18n.t("rights.erase")}
+          </button>
+        </form>
+      )}
     </section>
   );
 }

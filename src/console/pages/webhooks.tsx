@@ -23,6 +23,14 @@ interface Delivery {
   created_at: string;
 }
 
+interface Attempt {
+  attempt: number;
+  attempted_at: string;
+  status_code: number | null;
+  duration_ms: number | null;
+  error: string | null;
+}
+
 /** The owner's webhooks: add, test, rotate, enable, and see each one's deliveries. */
 export function WebhooksPage() {
   const { api, i18n } = useConsole();
@@ -114,6 +122,7 @@ function Deliveries({ webhookId }: { webhookId: string }) {
   const clinic = useClinic();
   const deliveries = useLoad(() => api.get<Page<Delivery>>(`/webhooks/${webhookId}/deliveries`, { limit: 50 }), [webhookId]);
   const { busy, run } = useAction();
+  const [shown, setShown] = useState<string | null>(null);
   const retry = (delivery: Delivery) => run(() => api.post(`/webhooks/deliveries/${delivery.id}/retry`), i18n.t("common.saved")).then(deliveries.reload);
   return (
     <section class="card" aria-labelledby="deliveries-title">
@@ -128,18 +137,53 @@ function Deliveries({ webhookId }: { webhookId: string }) {
             <td>
               <code>{d.event_type}</code>
             </td>
-            <td>{d.state}</td>
+            <td>{i18n.label("delivery", d.state)}</td>
             <td>{d.status_code ?? "—"}</td>
             <td>{d.attempts}</td>
             <td>{i18n.dateTime(d.next_attempt_at, clinic.timezone)}</td>
             <td>{d.error ?? ""}</td>
             <td>
+              <button type="button" class="secondary" aria-expanded={shown === d.id} onClick={() => setShown(shown === d.id ? null : d.id)}>
+                {i18n.t("webhooks.attemptLog")}
+              </button>{" "}
               {d.state !== "pending" && (
                 <button type="button" class="secondary" disabled={busy} onClick={() => retry(d)}>
                   {i18n.t("webhooks.retry")}
                 </button>
               )}
             </td>
+          </tr>
+        )}
+      />
+      {shown && <AttemptLog deliveryId={shown} />}
+    </section>
+  );
+}
+
+/** Every attempt of one delivery, newest first: what the receiver answered, how long it took, the error. */
+function AttemptLog({ deliveryId }: { deliveryId: string }) {
+  const { api, i18n } = useConsole();
+  const clinic = useClinic();
+  const detail = useLoad(() => api.get<Delivery & { attempt_log: Attempt[] }>(`/webhooks/deliveries/${deliveryId}/attempts`), [deliveryId]);
+  return (
+    <section aria-labelledby="attempts-title">
+      <h3 id="attempts-title">{i18n.t("webhooks.attemptLogTitle")}</h3>
+      {detail.data && detail.data.attempt_log.length === 0 && <p>{i18n.t("webhooks.noAttempts")}</p>}
+      <DataTable
+        headings={["webhooks.attempt", "activity.when", "webhooks.status", "webhooks.duration", "webhooks.error"]}
+        rows={detail.data?.attempt_log}
+        testId="attempts"
+        row={(a) => (
+          <tr>
+            <td>{a.attempt}</td>
+            <td>
+              <time dateTime={a.attempted_at} title={a.attempted_at}>
+                {i18n.dateTime(a.attempted_at, clinic.timezone)}
+              </time>
+            </td>
+            <td>{a.status_code ?? i18n.t("webhooks.noAnswer")}</td>
+            <td>{a.duration_ms ?? "—"}</td>
+            <td>{a.error ?? ""}</td>
           </tr>
         )}
       />

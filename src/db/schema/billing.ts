@@ -19,6 +19,10 @@ export const invoices = pgTable(
     tax_amount: moneyColumn("tax_amount").notNull(),
     total_amount: moneyColumn("total_amount").notNull(),
     paid_amount: moneyColumn("paid_amount").notNull().default(0),
+    /** The IVA rate the invoice was computed with (basis points): later changes of the clinic's rate do not touch it. */
+    tax_rate_bps: integer("tax_rate_bps").notNull().default(1900),
+    /** What notas de crédito have taken off the sale (their totals); the balance is total − credited − paid. */
+    credited_amount: moneyColumn("credited_amount").notNull().default(0),
     emitted_at: timestampColumn("emitted_at"),
     paid_at: timestampColumn("paid_at"),
     voided_at: timestampColumn("voided_at"),
@@ -29,8 +33,12 @@ export const invoices = pgTable(
     index("invoices_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("invoices_clinic_emitted_idx").on(t.clinic_id, t.emitted_at, t.id).where(live(t)),
     index("invoices_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
+    // The timeline reaches a patient's invoices through its visits.
+    index("invoices_clinic_visit_idx").on(t.clinic_id, t.visit_id).where(live(t)),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("invoices_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("invoices_status_check", sql`${t.status} in ('draft', 'emitted', 'paid', 'void', 'credited')`),
-    check("invoices_paid_within_total", sql`${t.paid_amount} >= 0 and ${t.paid_amount} <= ${t.total_amount}`),
+    check("invoices_paid_within_total", sql`${t.paid_amount} >= 0 and ${t.credited_amount} >= 0 and ${t.paid_amount} + ${t.credited_amount} <= ${t.total_amount}`),
   ],
 );
 
@@ -71,6 +79,8 @@ export const payments = pgTable(
     index("payments_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("payments_clinic_paid_idx").on(t.clinic_id, t.paid_at).where(live(t)),
     index("payments_invoice_idx").on(t.invoice_id),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("payments_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("payments_amount_positive", sql`${t.amount} > 0`),
     check("payments_refund_within_amount", sql`${t.refunded_amount} >= 0 and ${t.refunded_amount} <= ${t.amount}`),
   ],
@@ -88,12 +98,16 @@ export const refunds = pgTable(
     currency: text("currency").notNull(),
     reason: text("reason"),
     refunded_at: timestampColumn("refunded_at").notNull(),
+    /** The nota de crédito (61) the refund issued, when its sale has a factura or boleta. */
+    credit_note_id: uuid("credit_note_id"),
     ...softDeleteColumn(),
   },
   (t) => [
     index("refunds_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("refunds_clinic_refunded_idx").on(t.clinic_id, t.refunded_at).where(live(t)),
     index("refunds_payment_idx").on(t.payment_id),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("refunds_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("refunds_amount_positive", sql`${t.amount} > 0`),
   ],
 );
@@ -110,6 +124,8 @@ export const taxDocuments = pgTable(
     receiver_rut: text("receiver_rut"),
     receiver_name: text("receiver_name"),
     referenced_document_id: uuid("referenced_document_id"),
+    /** A nota de crédito's CodRef: 1 anula, 2 corrige texto, 3 corrige montos (null on 33 and 39). */
+    reference_code: integer("reference_code"),
     /** The clinic's issuer data as it was when the document was issued (a later change does not rewrite it). */
     issuer_name: text("issuer_name"),
     issuer_legal_name: text("issuer_legal_name"),
@@ -137,12 +153,15 @@ export const taxDocuments = pgTable(
     ...softDeleteColumn(),
   },
   (t) => [
-    uniqueIndex("tax_documents_folio_key").on(t.clinic_id, t.doc_type, t.folio),
+    // Folios are unique within an environment: a production range may start at 1 beside a certification one.
+    uniqueIndex("tax_documents_folio_key").on(t.clinic_id, t.environment, t.doc_type, t.folio),
     uniqueIndex("tax_documents_one_sale_doc_per_invoice")
       .on(t.invoice_id)
       .where(sql`${t.doc_type} in (33, 39)`),
     index("tax_documents_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("tax_documents_clinic_issued_idx").on(t.clinic_id, t.issued_at, t.id).where(live(t)),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("tax_documents_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("tax_documents_doc_type_check", sql`${t.doc_type} in (33, 39, 61)`),
   ],
 );

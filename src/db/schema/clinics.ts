@@ -26,6 +26,10 @@ export const clinics = pgTable(
     plan: text("plan").$type<Plan>().notNull().default("standard"),
     /** Only for the enterprise plan; the other plans take their burst cap from the plan. */
     burst_per_minute: integer("burst_per_minute"),
+    /** The language of messages to tutors (es or en). */
+    language: text("language").notNull().default("es"),
+    /** Until how many hours before a visit the tutor may cancel it through a reminder's link. */
+    cancellation_window_hours: integer("cancellation_window_hours").notNull().default(24),
     created_at: timestampColumn("created_at").notNull(),
     updated_at: timestampColumn("updated_at").notNull(),
   },

@@ -42,6 +42,8 @@ export const events = pgTable(
     index("events_clinic_occurred_idx").on(t.clinic_id, t.occurred_at, t.seq),
     index("events_clinic_entity_idx").on(t.clinic_id, t.entity_type, t.entity_id),
     index("events_clinic_actor_idx").on(t.clinic_id, t.actor_id),
+    // The audit's action filter: a rare action is found without reading the clinic's other events.
+    index("events_clinic_action_idx").on(t.clinic_id, t.action, t.occurred_at, t.seq),
   ],
 );
 
@@ -66,14 +68,15 @@ export const webhookEndpoints = pgTable(
     updated_at: timestampColumn("updated_at").notNull(),
     deleted_at: timestampColumn("deleted_at"),
   },
-  (t) => [index("webhook_endpoints_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(sql`${t.deleted_at} is null`)],
+  // Deleted ones too: delta sync reads the clinic's endpoints, deleted ones included, through it.
+  (t) => [index("webhook_endpoints_clinic_created_idx").on(t.clinic_id, t.created_at, t.id)],
 );
 
 export const DELIVERY_STATES = ["pending", "succeeded", "failed"] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /**
- * One event to one endpoint, with its latest attempt. A dispatcher claims a due row by setting
+ * One event to one endpoint, with its latest attempt (every attempt is in `webhook_attempts`). A dispatcher claims a due row by setting
  * `claimed_until` (a lease longer than the request timeout), so no two send the same attempt.
  */
 export const webhookDeliveries = pgTable(
@@ -96,5 +99,28 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index("webhook_deliveries_due_idx").on(t.next_attempt_at).where(sql`${t.state} = 'pending'`),
     index("webhook_deliveries_endpoint_idx").on(t.endpoint_id, t.created_at, t.id),
+    /** Each endpoint's next due deliveries, for claims that take endpoints in turn. */
+    index("webhook_deliveries_endpoint_due_idx").on(t.endpoint_id, t.next_attempt_at, t.id).where(sql`${t.state} = 'pending'`),
+    /** The attempts in flight (live claims), counted per endpoint and clinic by every claim. */
+    index("webhook_deliveries_claimed_idx").on(t.claimed_until).where(sql`${t.claimed_until} is not null`),
   ],
+);
+
+/** Every attempt of a delivery: what the receiver answered (or the error), how long it took, when. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: uuid("id").primaryKey(),
+    clinic_id: uuid("clinic_id").notNull(),
+    delivery_id: uuid("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    /** 1 for the first attempt; a resend by hand continues the count. */
+    attempt: integer("attempt").notNull(),
+    attempted_at: timestampColumn("attempted_at").notNull(),
+    status_code: integer("status_code"),
+    duration_ms: integer("duration_ms"),
+    error: text("error"),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.delivery_id, t.attempted_at, t.id)],
 );

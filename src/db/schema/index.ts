@@ -7,3 +7,4 @@ export * from "./clinical";
 export * from "./oauth";
 export * from "./events";
 export * from "./sii";
+export * from "./reminders";

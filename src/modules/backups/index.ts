@@ -5,7 +5,7 @@ import { AppError } from "../../lib/errors";
 import type { BackupInfo } from "../../backup/store";
 import { BackupListModel, BackupTakenModel } from "./model";
 
-const ON_POSTGRES = "This server runs on PostgreSQL: back it up with pg_dump or your provider's managed backups (see the README's \"Your data\")";
+const ON_POSTGRES = "This server runs on PostgreSQL: back it up with pg_dump or your provider's managed backups (see docs/backups.md)";
 
 const backupView = ({ file, created_at, size_bytes, sha256, schema_version, schema_tag, app_version, tables }: BackupInfo) => ({
   file, created_at, size_bytes, sha256, schema_version, schema_tag, app_version,

@@ -77,9 +77,16 @@ export class ApiKeyDirectory {
   private readonly byHash = new Map<string, { principal: KeyPrincipal; cachedAt: number }>();
   /** A key has one digest; a connection one per live access token. */
   private readonly hashesById = new Map<string, Set<string>>();
+  /**
+   * Counts evictions and clears. A key read while one happened may be the row as it was before
+   * the change that caused it (the read started first): it is answered from, but not cached.
+   */
+  private evictions = 0;
   private subscription: Subscription | undefined;
   /** The listener's connection is up and subscribed. */
   private subscribed = false;
+  /** The listener's connection reaches the server itself, not a pooler (only then are all notices delivered to it). */
+  private listenerDirect = false;
   /**
    * Notices are trusted only from a probe that came back until the listener is lost or a later
    * probe does not come back. Each change of trust empties the cache, so an entry is never
@@ -105,10 +112,11 @@ export class ApiKeyDirectory {
         if (keyId) this.evictLocal(keyId);
         if (nonce) this.echoWaiters.get(nonce)?.();
       },
-      onSubscribed: () => {
+      onSubscribed: (direct) => {
         // Anything announced while disconnected is unknown, so start afresh.
         this.clearCache();
         this.subscribed = true;
+        this.listenerDirect = direct;
         void this.probe();
       },
       onDisconnected: () => {
@@ -124,11 +132,18 @@ export class ApiKeyDirectory {
 
   /**
    * Sends a notice that names no key and waits for it to come back to this instance's
-   * listener: through a transaction-mode pooler LISTEN is accepted but nothing is ever heard.
+   * listener. Notices are trusted only on a listener connected to the server itself: through a
+   * transaction-mode pooler LISTEN is accepted, and a notice now and then reaches the listener
+   * by chance (when it is sent while the listener runs a statement on the server that listens),
+   * but most are lost.
    */
   probe(): Promise<void> {
     this.probing ??= (async () => {
       if (!this.subscribed) return;
+      if (!this.listenerDirect) {
+        this.trust(false, "the key change listener reaches the database through a connection pooler, which does not deliver every notice (set DATABASE_DIRECT_URL to a direct connection)");
+        return;
+      }
       let heard = false;
       try {
         heard = await this.announce("");
@@ -185,6 +200,7 @@ export class ApiKeyDirectory {
   }
 
   private clearCache(): void {
+    this.evictions++;
     this.byHash.clear();
     this.hashesById.clear();
   }
@@ -202,11 +218,13 @@ export class ApiKeyDirectory {
     const ttl = this.heard ? CACHE_TTL_MS : EXPIRING_CACHE_TTL_MS;
     if (!entry || now.getTime() - entry.cachedAt >= ttl) {
       const trustedBefore = this.heard;
+      const evictionsBefore = this.evictions;
       const principal = kind === "key" ? await this.loadKey(hash) : await this.loadConnection(hash);
       if (!principal) throw kind === "key" ? keyRefused("INVALID_API_KEY", "The API key is not valid") : tokenRefused("INVALID_TOKEN", "The access token is not valid");
       entry = { principal, cachedAt: now.getTime() };
-      // Read under one trust, kept under the same (a change of trust meanwhile emptied the cache).
-      if (trustedBefore === this.heard) {
+      // Read under one trust with no eviction meanwhile, or not kept: a change of trust emptied the
+      // cache, and an eviction may be for this very key, read before its change committed.
+      if (trustedBefore === this.heard && evictionsBefore === this.evictions) {
         this.byHash.set(hash, entry);
         const hashes = this.hashesById.get(principal.id) ?? new Set<string>();
         hashes.add(hash);
@@ -231,8 +249,10 @@ export class ApiKeyDirectory {
    */
   async keyChanged(keyId: string): Promise<void> {
     this.evictLocal(keyId);
-    // Where notices are not heard, the other instances' entries expire by themselves: nothing to wait for.
-    if (this.heard) await this.announce(keyId);
+    // Through a pooler the other instances' entries expire by themselves: nothing to wait for. On a
+    // direct listener the notice is waited for even before a probe has come back (a loaded server
+    // can be slow to answer the first): the other instances evict on it, trusted or not.
+    if (this.subscribed && this.listenerDirect) await this.announce(keyId).catch(() => false);
     else await this.database.notify(KEY_CHANGES_CHANNEL, `${keyId}:`).catch(() => {});
   }
 
@@ -255,6 +275,7 @@ export class ApiKeyDirectory {
   }
 
   evictLocal(keyId: string): void {
+    this.evictions++;
     for (const hash of this.hashesById.get(keyId) ?? []) this.byHash.delete(hash);
     this.hashesById.delete(keyId);
   }

@@ -156,9 +156,7 @@ export const mcpConnectionsModule = (context: AppContext) => {
     .get(
       "/connections",
       ({ actor, query }) =>
-        query.updated_since !== undefined
-          ? paginator.changes(query, oauth.CONNECTION_CHANGES, (since, page) => oauth.connectionChanges(services, actor.clinicId, since, page), oauth.connectionView)
-          : paginator.list(query, oauth.CONNECTION_KEYSET, (page) => oauth.listConnections(services, actor.clinicId, page), oauth.connectionView),
+        paginator.records(query, { keyset: oauth.CONNECTION_KEYSET, page: (page) => oauth.listConnections(services, actor.clinicId, page), changes: oauth.CONNECTION_CHANGES, changedSince: (since, page) => oauth.connectionChanges(services, actor.clinicId, since, page) }, oauth.connectionView),
       { query: ConnectionListQuery, response: { 200: CursorPage(withDeletedAt(ConnectionModel)), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "Assistants connected through OAuth" } },
     )
     .delete(

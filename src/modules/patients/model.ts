@@ -17,6 +17,7 @@ export const PatientModel = t.Object({
   birth_date: Nullable(DateOnly),
   weight_grams: Nullable(t.Integer()),
   microchip: NullableString(),
+  deceased_on: Nullable(DateOnly, { description: "The day the patient died; it ends every reminder about it" }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -27,6 +28,7 @@ const fields = {
   birth_date: OptionalNullable(DateOnly),
   weight_grams: OptionalNullable(StrictInteger({ minimum: 1, maximum: 2_000_000, description: "Grams. Recorded as a weighing at this moment (it joins the vitals); the patient always shows its latest measured weight, so null cannot clear it" })),
   microchip: OptionalNullable(t.String({ pattern: "^[0-9A-Za-z]{9,20}$", examples: ["941000024567890"] })),
+  deceased_on: OptionalNullable(DateOnly),
 };
 
 export const CreatePatientBody = t.Object({ tutor_id: Uuid, name: t.String({ minLength: 1, maxLength: 100 }), species: Species, ...fields });

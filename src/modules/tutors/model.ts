@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { NullableString, OptionalNullable, Timestamp, UpdateBody, Uuid } from "../../http/common-model";
+import { Nullable, NullableString, OptionalNullable, Timestamp, UpdateBody, Uuid } from "../../http/common-model";
 import { offsetQueryFields } from "../../http/pagination";
 
 const Phone = t.String({ pattern: "^\\+?[0-9 ()-]{6,20}$", examples: ["+56912345678"] });
@@ -13,6 +13,7 @@ export const TutorModel = t.Object({
   national_id: NullableString(),
   address: NullableString(),
   notes: NullableString(),
+  blocked_at: Nullable(Timestamp, { description: "Set when the tutor's data was erased: the name reads \"dato bloqueado\", nothing is sent to them" }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -1,4 +1,4 @@
-import { and, eq, notInArray, sql } from "drizzle-orm";
+import { and, eq, isNull, notInArray, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../db/client";
 import { clinicRecords, recordView } from "../../db/clinic-records";
@@ -39,5 +39,6 @@ export async function remove(ctx: ServiceContext, clinicId: string, id: string) 
   await tutorRecords.softDelete(ctx, clinicId, id);
 }
 
+/** Lists and search leave out blocked (erased) tutors. */
 export const list = (ctx: ServiceContext, { clinicId }: ListActor, filters: { q?: string }, page: PageRequest) =>
-  tutorRecords.page(ctx, clinicId, [filters.q ? nameMatches(tutors.name, filters.q) : undefined], page);
+  tutorRecords.page(ctx, clinicId, [isNull(tutors.blocked_at), filters.q ? nameMatches(tutors.name, filters.q) : undefined], page);

@@ -17,6 +17,7 @@ export const VisitModel = t.Object({
   reason: NullableString(),
   diagnosis: NullableString(),
   notes: NullableString(),
+  confirmed_at: Nullable(Timestamp, { description: "When the tutor confirmed attendance through a reminder's link" }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

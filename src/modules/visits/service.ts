@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView, withinDays } from "../../db/clinic-records";
 import { visits, type VisitStatus } from "../../db/schema";
 import type { ListActor } from "../../http/clinic-resource";
-import type { PageRequest } from "../../db/keyset";
+import { keyset, type PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
 import { patientRecords } from "../patients/service";
 import { userRecords } from "../users/service";
@@ -72,5 +72,39 @@ export function visitConditions(filters: VisitFilters, timeZone: string) {
   ];
 }
 
+/**
+ * A list filtered by date is read in the order of its filter's column, by scheduled time (then
+ * id), so the (clinic_id, scheduled_at, id) index serves the range and the order together; any
+ * other list stays in the order of creation. The two orders have their own cursors.
+ */
+export const VISITS_BY_SCHEDULE = keyset<VisitRow>("visits:scheduled", [visits.scheduled_at, visits.id]);
+export const listKeyset = (filters: VisitFilters) => (filters.date_from !== undefined || filters.date_to !== undefined ? VISITS_BY_SCHEDULE : visitRecords.keyset);
+
 export const list = (ctx: ServiceContext, { clinicId, timezone: timeZone }: ListActor, filters: VisitFilters, page: PageRequest) =>
-  visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page);
+  visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page, listKeyset(filters));
+
+/**
+ * The tutor confirms attendance (a reminder's signed link): only a visit still scheduled at the
+ * moment the reminder named. Resolves to the visit as it now is.
+ */
+export async function confirmByTutor(ctx: ServiceContext, clinicId: string, id: string, remindedAt: Date) {
+  const current = await visitRecords.find(ctx, clinicId, id);
+  if (current.status !== "scheduled" || current.scheduled_at.getTime() !== remindedAt.getTime()) {
+    throw new AppError("INVALID_STATE_TRANSITION", "This visit was moved or is no longer scheduled: the reminder's link no longer applies");
+  }
+  if (current.confirmed_at) return current;
+  return visitRecords.update(ctx, clinicId, id, { confirmed_at: ctx.clock.now() });
+}
+
+/** The tutor cancels (a reminder's signed link), no later than `windowHours` before the visit. */
+export async function cancelByTutor(ctx: ServiceContext, clinicId: string, id: string, remindedAt: Date, windowHours: number) {
+  const current = await visitRecords.find(ctx, clinicId, id);
+  if (current.status === "cancelled") return current;
+  if (current.status !== "scheduled" || current.scheduled_at.getTime() !== remindedAt.getTime()) {
+    throw new AppError("INVALID_STATE_TRANSITION", "This visit was moved or is no longer scheduled: the reminder's link no longer applies");
+  }
+  if (ctx.clock.now().getTime() > current.scheduled_at.getTime() - windowHours * 3_600_000) {
+    throw new AppError("INVALID_STATE_TRANSITION", `Visits can be cancelled online until ${windowHours} hours before; please call the clinic`);
+  }
+  return visitRecords.update(ctx, clinicId, id, { status: "cancelled" });
+}

@@ -4,51 +4,37 @@ import type { Database } from "../../db/client";
 import type { Clock } from "../../lib/clock";
 import type { Logger } from "../../lib/logger";
 import type { SecretBox } from "../../lib/secrets";
-import { rfc3339 } from "../../lib/time";
-import { eventChanges } from "../audit/changes";
+import { newId } from "../../lib/crypto";
 import type { DestinationPolicy } from "./destination";
+import { webhookPayload, type PayloadEvent } from "./payload";
 import { webhookHeaders } from "./signing";
 import { post, type SendResult } from "./transport";
 
 export const DELIVERY_CHANNEL = "webhook_deliveries";
 
-/** Deliveries claimed per round; each round sends them together. */
-const BATCH = 64;
-/** Longest sleep between rounds when nothing is due (a lost notice or an expired claim is picked up by then). */
+/** Attempts this instance has in flight at once. */
+const SLOTS = 64;
+/** Attempts in flight at once over all instances to one endpoint, and to one clinic's endpoints. */
+const PER_ENDPOINT = 8;
+const PER_CLINIC = 16;
+/** Longest sleep between claims when nothing is due (a lost notice or an expired claim is picked up by then). */
 const IDLE_WAKE_MS = 30_000;
+/** How soon to look again when deliveries are due but every one of them waits for a busy endpoint or clinic elsewhere. */
+const BLOCKED_WAKE_MS = 1_000;
+/** How long this instance leaves an endpoint whose secret it cannot open to the others. */
+const UNOPENABLE_PAUSE_MS = 60_000;
 /** Longest wait a receiver's Retry-After can impose. */
 const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 
-interface ClaimedDelivery {
-  id: string;
+interface ClaimedDelivery extends PayloadEvent {
+  delivery_id: string;
   endpoint_id: string;
   attempts: number;
-  event_id: string;
-  occurred_at: Date | string;
-  action: string;
-  entity_type: string;
-  entity_id: string;
-  clinic_id: string;
-  actor_type: string;
-  actor_id: string | null;
-  actor_name: string | null;
-  changes: Record<string, unknown> | string;
-  fields_before: Record<string, unknown> | string | null;
-  fields_after: Record<string, unknown> | string | null;
-  redacted_fields: string[] | string | null;
+  occurred_at: Date;
   url: string;
   secret_encrypted: string;
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | string | null;
-}
-
-/** The body a receiver gets: the event's type, time and thin data (ids, and the fields that changed). */
-export function webhookPayload(event: { action: string; occurred_at: Date; entity_type: string; entity_id: string; clinic_id: string; actor: { type: string; id: string | null; name: string | null }; changes: Record<string, unknown> }) {
-  return JSON.stringify({
-    type: event.action,
-    timestamp: rfc3339(event.occurred_at),
-    data: { object: event.entity_type, id: event.entity_id, clinic_id: event.clinic_id, actor: event.actor, changes: event.changes },
-  });
 }
 
 export interface DispatcherDeps {
@@ -64,13 +50,22 @@ export interface DispatcherDeps {
  * Sends the queued deliveries. Work is claimed in the database (a claim is a lease longer than
  * the request timeout, taken with FOR UPDATE SKIP LOCKED), so any number of instances share the
  * queue without sending one attempt twice, and a killed instance's claims are taken over once
- * they lapse. It wakes on the NOTIFY the queueing trigger sends, and otherwise when the next
- * retry falls due.
+ * they lapse. It wakes on the NOTIFY the queueing trigger sends, when one of its attempts ends,
+ * and otherwise when the next retry falls due.
+ *
+ * Fairness: each attempt runs on its own (a slow receiver holds one slot, never a round), and
+ * claims take clinics in turn (each clinic's oldest due delivery first, one endpoint after
+ * another), with at most PER_ENDPOINT attempts in flight to an endpoint and PER_CLINIC to a
+ * clinic. So a clinic whose receivers never answer holds at most PER_CLINIC slots, and another
+ * clinic's delivery waits at most one attempt's timeout for a free slot.
  */
 export class WebhookDispatcher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private subscription: { stop(): Promise<void> } | undefined;
-  private running: Promise<void> | undefined;
+  private claiming: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Endpoints whose secret this instance cannot open, until when it leaves them to other instances. */
+  private readonly unopenable = new Map<string, number>();
   private again = false;
   private stopped = true;
 
@@ -86,31 +81,57 @@ export class WebhookDispatcher {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.subscription?.stop();
-    await this.running;
+    await this.claiming;
+    await Promise.all(this.inFlight);
   }
 
-  /** Runs rounds until nothing is due, then sleeps until the next due attempt (or a notice). */
+  /** Claims into the free slots until nothing more is claimable, then sleeps until the next due attempt (or a notice, or a slot freeing). */
   private wake(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.claiming) {
       this.again = true;
       return;
     }
     if (this.timer) clearTimeout(this.timer);
-    this.running = (async () => {
+    this.claiming = (async () => {
       try {
+        let blocked = false;
+        let full = false;
         do {
           this.again = false;
-          while (!this.stopped && (await this.runOnce()) === BATCH);
+          const free = SLOTS - this.inFlight.size;
+          // Every slot busy: the next attempt to end wakes this again.
+          full = free <= 0;
+          if (full) break;
+          const claimed = await this.claim(free);
+          for (const delivery of claimed) this.track(this.attempt(delivery));
+          blocked = claimed.length < free;
+          if (!blocked) this.again = true;
         } while (this.again && !this.stopped);
-        if (!this.stopped) this.sleepUntilNextDue(await this.nextDueInMs());
+        if (!this.stopped && !full) {
+          const next = await this.nextDueInMs();
+          // Due but not claimable: waiting on claims held elsewhere (this instance's own wake this when they end).
+          this.sleepUntilNextDue(next <= 0 && blocked ? BLOCKED_WAKE_MS : next);
+        }
       } catch (error) {
         this.deps.logger.error("webhook dispatcher round failed", { error: error instanceof Error ? error.message : String(error) });
         if (!this.stopped) this.sleepUntilNextDue(5_000);
       } finally {
-        this.running = undefined;
+        this.claiming = undefined;
+        // A notice or a freed slot while this was ending (after its last claim) is not lost.
+        if (this.again) this.wake();
       }
     })();
+  }
+
+  private track(attempt: Promise<void>): void {
+    const tracked: Promise<void> = attempt
+      .catch((error: unknown) => this.deps.logger.error("webhook attempt could not be recorded", { error: error instanceof Error ? error.message : String(error) }))
+      .finally(() => {
+        this.inFlight.delete(tracked);
+        this.wake();
+      });
+    this.inFlight.add(tracked);
   }
 
   private sleepUntilNextDue(ms: number): void {
@@ -125,50 +146,104 @@ export class WebhookDispatcher {
     return row?.next ? new Date(row.next).getTime() - this.deps.clock.now().getTime() : IDLE_WAKE_MS;
   }
 
-  /** Claims what is due and sends it; resolves to how many were claimed. */
+  /** Claims what is due into the free slots, sends it and waits for every attempt; resolves to how many were claimed. */
   async runOnce(): Promise<number> {
-    const now = this.deps.clock.now();
-    const schedule = this.deps.settings.retryScheduleMs;
-    // Longer than any attempt can take (its timeout, and recording it), so a live claim never lapses.
-    const lease = new Date(now.getTime() + this.deps.settings.timeoutMs * 2 + 5_000);
-    const claimed = await this.deps.database.query<ClaimedDelivery>(
-      `with due as (
-         select d.id from webhook_deliveries d
-         join webhook_endpoints w on w.id = d.endpoint_id and w.enabled and w.deleted_at is null
-         where d.state = 'pending' and d.next_attempt_at + (case when d.attempts = 0 then $3::bigint else 0 end) * interval '1 millisecond' <= $1
-           and (d.claimed_until is null or d.claimed_until <= $1)
-         order by d.next_attempt_at, d.id
-         limit $4
-         for update of d skip locked
-       ), claimed as (
-         update webhook_deliveries d set claimed_until = $2, attempts = d.attempts + 1 from due where d.id = due.id
-         returning d.id, d.endpoint_id, d.event_id, d.attempts
-       )
-       select c.id, c.endpoint_id, c.attempts, e.id as event_id, e.occurred_at, e.action, e.entity_type, e.entity_id, e.clinic_id, e.actor_type, e.actor_id, e.actor_name, e.changes, e.fields_before, e.fields_after, e.redacted_fields,
-              w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at
-       from claimed c join events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`,
-      [now.toISOString(), lease.toISOString(), schedule[0] ?? 0, BATCH],
-    );
+    const claimed = await this.claim(Math.max(0, SLOTS - this.inFlight.size));
     await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
     return claimed.length;
   }
 
+  /** Up to `limit` due deliveries, clinics in turn, within the per-endpoint and per-clinic bounds. */
+  private async claim(limit: number): Promise<ClaimedDelivery[]> {
+    const now = this.deps.clock.now();
+    const schedule = this.deps.settings.retryScheduleMs;
+    // Longer than any attempt can take (its timeout, and recording it), so a live claim never lapses.
+    const lease = new Date(now.getTime() + this.deps.settings.timeoutMs * 2 + 5_000);
+    for (const [endpoint, until] of this.unopenable) if (until <= now.getTime()) this.unopenable.delete(endpoint);
+    const rows = await this.deps.database.query<ClaimedDelivery & { occurred_at: Date | string }>(
+      `with in_flight as (
+         select clinic_id, endpoint_id, count(*)::int as n from webhook_deliveries
+         where claimed_until > $1 and state = 'pending'
+         group by clinic_id, endpoint_id
+       ), due as (
+         -- Each endpoint's oldest due deliveries, as many as it has free places; its turn counts what it has in flight.
+         select d.id, w.clinic_id, d.next_attempt_at, d.turn + coalesce(f.n, 0) as endpoint_turn
+         from webhook_endpoints w
+         left join in_flight f on f.endpoint_id = w.id
+         cross join lateral (
+           select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at, d.id) as turn
+           from webhook_deliveries d
+           where d.endpoint_id = w.id and d.state = 'pending' and d.next_attempt_at <= $1
+             and d.next_attempt_at + (case when d.attempts = 0 then $3::bigint else 0 end) * interval '1 millisecond' <= $1
+             and (d.claimed_until is null or d.claimed_until <= $1)
+           order by d.next_attempt_at, d.id
+           limit greatest($5::int - coalesce(f.n, 0), 0)
+         ) d
+         where w.enabled and w.deleted_at is null and not (w.id = any($7::uuid[]))
+       ), turns as (
+         -- Clinics in turn: each clinic's deliveries numbered endpoint by endpoint, after what it has in flight.
+         select due.id, due.next_attempt_at,
+                row_number() over (partition by due.clinic_id order by due.endpoint_turn, due.next_attempt_at, due.id) + coalesce(c.n, 0) as clinic_turn
+         from due left join (select clinic_id, sum(n)::int as n from in_flight group by clinic_id) c on c.clinic_id = due.clinic_id
+       ), chosen as (
+         select id from turns where clinic_turn <= $6
+         order by clinic_turn, next_attempt_at, id
+         limit $4
+       ), locked as (
+         select d.id from webhook_deliveries d
+         where d.id in (select id from chosen) and d.state = 'pending' and (d.claimed_until is null or d.claimed_until <= $1)
+         for update of d skip locked
+       ), claimed as (
+         update webhook_deliveries d set claimed_until = $2, attempts = d.attempts + 1 from locked where d.id = locked.id
+         returning d.id, d.endpoint_id, d.event_id, d.attempts
+       )
+       select c.id as delivery_id, c.endpoint_id, c.attempts, e.id, e.occurred_at, e.action, e.entity_type, e.entity_id, e.clinic_id, e.actor_type, e.actor_id, e.changes, e.fields_before, e.fields_after, e.redacted_fields,
+              w.url, w.secret_encrypted, w.previous_secret_encrypted, w.previous_secret_expires_at
+       from claimed c join events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`,
+      [now.toISOString(), lease.toISOString(), schedule[0] ?? 0, limit, PER_ENDPOINT, PER_CLINIC, `{${[...this.unopenable.keys()].join(",")}}`],
+    );
+    return rows.map((row) => ({ ...row, occurred_at: new Date(row.occurred_at) }));
+  }
+
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const { clock, settings, secrets, destinations } = this.deps;
-    const occurred = new Date(delivery.occurred_at);
-    const changes = eventChanges(delivery);
-    const body = webhookPayload({ action: delivery.action, occurred_at: occurred, entity_type: delivery.entity_type, entity_id: delivery.entity_id, clinic_id: delivery.clinic_id, actor: { type: delivery.actor_type, id: delivery.actor_id, name: delivery.actor_name }, changes });
     const sentAt = clock.now();
-    const signing = [secrets.open(delivery.secret_encrypted)];
-    if (delivery.previous_secret_encrypted && delivery.previous_secret_expires_at && new Date(delivery.previous_secret_expires_at) > sentAt) signing.push(secrets.open(delivery.previous_secret_encrypted));
+    let signing: string[];
+    try {
+      signing = [secrets.open(delivery.secret_encrypted)];
+      if (delivery.previous_secret_encrypted && delivery.previous_secret_expires_at && new Date(delivery.previous_secret_expires_at) > sentAt) signing.push(secrets.open(delivery.previous_secret_encrypted));
+    } catch (error) {
+      return this.release(delivery, error instanceof Error ? error.message : String(error), sentAt);
+    }
+    const body = webhookPayload(delivery);
     let result: SendResult;
     try {
       const destination = await destinations.check(delivery.url);
-      result = await post(destination, webhookHeaders(signing, delivery.event_id, Math.floor(sentAt.getTime() / 1000), body), body, settings.timeoutMs);
+      result = await post(destination, webhookHeaders(signing, delivery.id, Math.floor(sentAt.getTime() / 1000), body), body, settings.timeoutMs);
     } catch (error) {
       result = { status: null, retryAfterSeconds: null, durationMs: 0, error: error instanceof Error ? error.message : String(error) };
     }
     await this.record(delivery, result, sentAt);
+  }
+
+  /**
+   * A secret this instance cannot open (its SECRETS_KEY is not the one the secret was sealed
+   * with): nothing was sent, so the attempt is not counted; the error is recorded, the claim
+   * released at once, and the endpoint left to other instances for a while.
+   */
+  private async release(delivery: ClaimedDelivery, reason: string, at: Date): Promise<void> {
+    const error = `Not sent: this instance cannot open the webhook's signing secret (${reason})`;
+    this.unopenable.set(delivery.endpoint_id, at.getTime() + UNOPENABLE_PAUSE_MS);
+    await this.deps.database.query(
+      `with released as (
+         update webhook_deliveries set claimed_until = null, attempts = attempts - 1, last_attempt_at = $2, last_status_code = null, last_duration_ms = null, last_error = $3
+         where id = $1 returning id, clinic_id
+       )
+       insert into webhook_attempts (id, clinic_id, delivery_id, attempt, attempted_at, status_code, duration_ms, error)
+       select $4, clinic_id, id, $5, $2, null, 0, $3 from released`,
+      [delivery.delivery_id, at.toISOString(), error, newId(), delivery.attempts],
+    );
+    this.deps.logger.error("webhook secret cannot be opened", { delivery_id: delivery.delivery_id, endpoint_id: delivery.endpoint_id, error: reason });
   }
 
   private async record(delivery: ClaimedDelivery, result: SendResult, sentAt: Date): Promise<void> {
@@ -188,8 +263,13 @@ export class WebhookDispatcher {
     }
     const error = ok ? null : (result.error ?? `the receiver answered ${result.status}`);
     await database.query(
-      `update webhook_deliveries set state = $2, next_attempt_at = $3, claimed_until = null, last_attempt_at = $4, last_status_code = $5, last_duration_ms = $6, last_error = $7 where id = $1`,
-      [delivery.id, ok ? "succeeded" : nextAttempt ? "pending" : "failed", nextAttempt?.toISOString() ?? null, sentAt.toISOString(), result.status, result.durationMs, error],
+      `with recorded as (
+         update webhook_deliveries set state = $2, next_attempt_at = $3, claimed_until = null, last_attempt_at = $4, last_status_code = $5, last_duration_ms = $6, last_error = $7
+         where id = $1 returning id, clinic_id
+       )
+       insert into webhook_attempts (id, clinic_id, delivery_id, attempt, attempted_at, status_code, duration_ms, error)
+       select $8, clinic_id, id, $9, $4, $5, $6, $7 from recorded`,
+      [delivery.delivery_id, ok ? "succeeded" : nextAttempt ? "pending" : "failed", nextAttempt?.toISOString() ?? null, sentAt.toISOString(), result.status, result.durationMs, error, newId(), delivery.attempts],
     );
     if (gone) await this.disable(delivery.endpoint_id, "The receiver answered 410 Gone: it asked not to be sent anything more");
     else if (exhausted) {
@@ -200,7 +280,7 @@ export class WebhookDispatcher {
       );
       if (Number(since?.n ?? 0) === 0) await this.disable(delivery.endpoint_id, `Every attempt of the retry schedule failed (last: ${error})`);
     }
-    if (!ok) logger.warn("webhook attempt failed", { delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempt: delivery.attempts, status: result.status, error });
+    if (!ok) logger.warn("webhook attempt failed", { delivery_id: delivery.delivery_id, endpoint_id: delivery.endpoint_id, attempt: delivery.attempts, status: result.status, error });
   }
 
   private async disable(endpointId: string, reason: string): Promise<void> {

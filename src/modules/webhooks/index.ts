@@ -1,26 +1,27 @@
 import { Elysia, t } from "elysia";
+import { DEFAULT_WEBHOOK_MAX_ENDPOINTS } from "../../config";
 import type { AppContext } from "../../context";
 import { errorResponses, IdParams } from "../../http/common-model";
 import { CursorPage, withDeletedAt } from "../../http/pagination";
-import { CreateWebhookBody, DeliveryListQuery, DeliveryModel, UpdateWebhookBody, WebhookListQuery, WebhookModel, WebhookWithSecretModel } from "./model";
+import { CreateWebhookBody, DeliveryDetailModel, DeliveryListQuery, DeliveryModel, UpdateWebhookBody, WebhookListQuery, WebhookModel, WebhookWithSecretModel } from "./model";
 import * as webhooks from "./service";
 
 /** Webhooks: the clinic owner's. */
 export const webhooksModule = ({ auth, services, paginator, webhooks: runtime, secrets, database, config }: AppContext) => {
-  const ctx: webhooks.WebhookServiceContext = { ...services, secrets, destinations: runtime.destinations, notify: () => database.notify(webhooks.DELIVERY_CHANNEL, "") };
+  const ctx: webhooks.WebhookServiceContext = { ...services, secrets, destinations: runtime.destinations, notify: () => database.notify(webhooks.DELIVERY_CHANNEL, ""), maxEndpoints: config.webhooks.maxEndpoints ?? DEFAULT_WEBHOOK_MAX_ENDPOINTS };
   const scheduleLength = config.webhooks.retryScheduleMs.length;
   return new Elysia({ prefix: "/webhooks", tags: ["webhooks"] as never })
     .use(auth)
     .guard({ auth: ["owner"] as const })
     .post("/", async ({ actor, body, status }) => status(201, await webhooks.createWebhook(ctx, actor.clinicId, body)), {
       body: CreateWebhookBody,
-      response: { 201: WebhookWithSecretModel, ...errorResponses(401, 403, 422) },
-      detail: { summary: "Add a webhook; its signing secret is shown only in this response. Private, loopback and link-local destinations are refused (422) unless in WEBHOOK_ALLOWED_NETWORKS" },
+      response: { 201: WebhookWithSecretModel, ...errorResponses(401, 403, 409, 422) },
+      detail: {
+        summary: "Add a webhook; its signing secret is shown only in this response. Private, loopback and link-local destinations are refused (422) unless in WEBHOOK_ALLOWED_NETWORKS; a clinic has at most WEBHOOK_MAX_ENDPOINTS webhooks (409 beyond)",
+      },
     })
     .get("/", ({ actor, query }) =>
-      query.updated_since !== undefined
-        ? paginator.changes(query, webhooks.WEBHOOK_CHANGES, (since, page) => webhooks.webhookChanges(services, actor.clinicId, since, page), webhooks.webhookView)
-        : paginator.list(query, webhooks.WEBHOOK_KEYSET, (page) => webhooks.listWebhooks(services, actor.clinicId, page), webhooks.webhookView), {
+      paginator.records(query, { keyset: webhooks.WEBHOOK_KEYSET, page: (page) => webhooks.listWebhooks(services, actor.clinicId, page), changes: webhooks.WEBHOOK_CHANGES, changedSince: (since, page) => webhooks.webhookChanges(services, actor.clinicId, since, page) }, webhooks.webhookView), {
       query: WebhookListQuery,
       response: { 200: CursorPage(withDeletedAt(WebhookModel)), ...errorResponses(400, 401, 403, 422) },
     })
@@ -55,6 +56,11 @@ export const webhooksModule = ({ auth, services, paginator, webhooks: runtime, s
         paginator.list({ ...query, order: "desc" }, webhooks.DELIVERY_KEYSET, (page) => webhooks.listDeliveries(services, actor.clinicId, params.id, page), webhooks.deliveryView),
       { params: IdParams, query: DeliveryListQuery, response: { 200: CursorPage(DeliveryModel), ...errorResponses(400, 401, 403, 404, 422) }, detail: { summary: "Deliveries to this webhook, newest first, each with its latest attempt" } },
     )
+    .get("/deliveries/:id/attempts", ({ actor, params }) => webhooks.getDelivery(services, actor.clinicId, params.id), {
+      params: IdParams,
+      response: { 200: DeliveryDetailModel, ...errorResponses(401, 403, 404, 422) },
+      detail: { summary: "One delivery with every attempt (status code, duration, error, when), newest first" },
+    })
     .post("/deliveries/:id/retry", async ({ actor, params, status }) => status(202, await webhooks.retryDelivery(ctx, actor.clinicId, params.id, scheduleLength)), {
       params: IdParams,
       response: { 202: DeliveryModel, ...errorResponses(401, 403, 404, 422) },

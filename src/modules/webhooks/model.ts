@@ -48,3 +48,14 @@ export const DeliveryModel = t.Object({
   next_attempt_at: NullableTimestamp,
   created_at: Timestamp,
 });
+
+export const AttemptModel = t.Object({
+  attempt: t.Integer({ description: "1 for the first attempt; an attempt that could not be sent repeats the number of the one that follows it" }),
+  attempted_at: Timestamp,
+  status_code: Nullable(t.Integer(), { description: "What the receiver answered; null when it did not answer" }),
+  duration_ms: Nullable(t.Integer()),
+  error: NullableString({ description: "Why the attempt failed; null when it succeeded" }),
+});
+
+/** A delivery with every attempt, newest first. */
+export const DeliveryDetailModel = t.Composite([DeliveryModel, t.Object({ attempt_log: t.Array(AttemptModel) })]);

@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { changedSince, changesKeyset, pageOf } from "../../db/clinic-records";
 import { keyset, type PageRequest } from "../../db/keyset";
-import { events, webhookDeliveries, webhookEndpoints } from "../../db/schema";
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema";
 import { DAY } from "../../lib/clock";
 import { newId } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
@@ -15,6 +15,8 @@ import { newWebhookSecret } from "./signing";
 
 export interface WebhookServiceContext extends ServiceContext {
   secrets: SecretBox;
+  /** Webhooks one clinic may have. */
+  maxEndpoints: number;
   destinations: DestinationPolicy;
   /** Wakes the dispatchers (a delivery queued outside the trigger). */
   notify(): Promise<void>;
@@ -64,15 +66,26 @@ async function findEndpoint(ctx: ServiceContext, clinicId: string, id: string): 
 
 export const getWebhook = async (ctx: ServiceContext, clinicId: string, id: string) => webhookView(await findEndpoint(ctx, clinicId, id));
 
+/** Serializes a clinic's webhook creations, so two at once cannot both pass the count. */
+const ENDPOINT_CAP_LOCK = 724_311_037;
+
 export async function createWebhook(ctx: WebhookServiceContext, clinicId: string, input: CreateWebhookInput) {
   await ctx.destinations.check(input.url);
   const secret = newWebhookSecret();
   const now = ctx.clock.now();
-  const [row] = await ctx.db
-    .insert(webhookEndpoints)
-    .values({ id: newId(), clinic_id: clinicId, url: input.url, description: input.description ?? null, events: input.events, enabled: input.enabled ?? true, secret_encrypted: ctx.secrets.seal(secret), created_at: now, updated_at: now })
-    .returning();
-  return { ...webhookView(row!), secret };
+  const row = await ctx.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ENDPOINT_CAP_LOCK}, hashtext(${clinicId}))`);
+    const [existing] = await tx.select({ n: sql<number>`count(*)::int` }).from(webhookEndpoints).where(and(eq(webhookEndpoints.clinic_id, clinicId), isNull(webhookEndpoints.deleted_at)));
+    if (Number(existing?.n ?? 0) >= ctx.maxEndpoints) {
+      throw new AppError("CONFLICT", `A clinic may have at most ${ctx.maxEndpoints} webhooks (WEBHOOK_MAX_ENDPOINTS); delete one first`, { limit: ctx.maxEndpoints });
+    }
+    const [created] = await tx
+      .insert(webhookEndpoints)
+      .values({ id: newId(), clinic_id: clinicId, url: input.url, description: input.description ?? null, events: input.events, enabled: input.enabled ?? true, secret_encrypted: ctx.secrets.seal(secret), created_at: now, updated_at: now })
+      .returning();
+    return created!;
+  });
+  return { ...webhookView(row), secret };
 }
 
 export async function listWebhooks(ctx: ServiceContext, clinicId: string, page: PageRequest) {
@@ -145,6 +158,27 @@ export async function sendTest(ctx: WebhookServiceContext, clinicId: string, id:
   });
   await ctx.notify();
   return deliveryView(await findDelivery(ctx, clinicId, deliveryId));
+}
+
+type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+export const attemptView = (row: AttemptRow) => ({
+  attempt: row.attempt,
+  attempted_at: rfc3339(row.attempted_at),
+  status_code: row.status_code,
+  duration_ms: row.duration_ms,
+  error: row.error,
+});
+
+/** One delivery with every attempt of it, newest first. */
+export async function getDelivery(ctx: ServiceContext, clinicId: string, id: string) {
+  const delivery = await findDelivery(ctx, clinicId, id);
+  const attempts = await ctx.db
+    .select()
+    .from(webhookAttempts)
+    .where(and(eq(webhookAttempts.clinic_id, clinicId), eq(webhookAttempts.delivery_id, id)))
+    .orderBy(desc(webhookAttempts.attempted_at), desc(webhookAttempts.id));
+  return { ...deliveryView(delivery), attempt_log: attempts.map(attemptView) };
 }
 
 async function findDelivery(ctx: ServiceContext, clinicId: string, id: string) {

@@ -1,25 +1,16 @@
 import { eq, inArray } from "drizzle-orm";
-import type { ServiceContext, Tx } from "../../../db/client";
+import type { ServiceContext } from "../../../db/client";
 import { clinicRecords, recordView, withinDays } from "../../../db/clinic-records";
-import { invoices, payments } from "../../../db/schema";
+import { payments } from "../../../db/schema";
 import type { PageRequest } from "../../../db/keyset";
 import { newId } from "../../../lib/crypto";
 import { AppError } from "../../../lib/errors";
-import { lockInvoice } from "../invoices/service";
+import { lockInvoice, settleInvoice } from "../invoices/ledger";
 import type { CreatePaymentInput } from "./model";
 
 export const paymentRecords = clinicRecords(payments, "Payment");
 
 export const view = (row: typeof payments.$inferSelect) => recordView(row);
-
-/** The invoice follows what it has been paid: `paid` exactly when covered. */
-export async function setPaidAmount(tx: Tx, invoice: typeof invoices.$inferSelect, paidAmount: number, now: Date) {
-  const covered = paidAmount === invoice.total_amount;
-  await tx
-    .update(invoices)
-    .set({ paid_amount: paidAmount, status: covered ? "paid" : invoice.status === "paid" ? "emitted" : invoice.status, paid_at: covered ? (invoice.paid_at ?? now) : null, updated_at: now })
-    .where(eq(invoices.id, invoice.id));
-}
 
 /**
  * A payment on an emitted invoice, never above its balance. The invoice row is locked for the
@@ -33,7 +24,7 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
       const hint = invoice.status === "draft" ? "; emit it first" : "";
       throw new AppError("INVALID_STATE_TRANSITION", `A ${invoice.status} invoice cannot take payments${hint}`, { status: invoice.status });
     }
-    const balance = invoice.total_amount - invoice.paid_amount;
+    const balance = invoice.total_amount - invoice.credited_amount - invoice.paid_amount;
     if (input.amount > balance) {
       throw new AppError("AMOUNT_EXCEEDS_BALANCE", `The amount ${input.amount} exceeds the invoice balance ${balance}`, { balance, amount: input.amount });
     }
@@ -42,7 +33,7 @@ export async function create(ctx: ServiceContext, clinicId: string, input: Creat
       .insert(payments)
       .values({ id: newId(), clinic_id: clinicId, invoice_id: invoice.id, amount: input.amount, currency: invoice.currency, method: input.method, reference: input.reference ?? null, paid_at: now, created_at: now, updated_at: now })
       .returning();
-    await setPaidAmount(tx, invoice, invoice.paid_amount + input.amount, now);
+    await settleInvoice(tx, invoice, { paid: invoice.paid_amount + input.amount }, now);
     return view(row!);
   });
 }

@@ -5,22 +5,20 @@ import { ledgerResource } from "../../../http/ledger-resource";
 import { CafList, CafModel, CertificateModel, EnvelopeQuery, PdfQuery, PutCertificateBody, taxDocumentModels, UploadCafBody } from "./model";
 import * as service from "./service";
 import { latin1 } from "./xml";
-import { siiSettings } from "./settings";
+import type { SiiSettings } from "./settings";
 
 const XML_TYPE = "application/xml; charset=ISO-8859-1";
 const xmlAnswer = (xml: string, filename: string) => new Response(latin1(xml), { headers: { "content-type": XML_TYPE, "content-disposition": `inline; filename="${filename}"` } });
 
 /** SII documents: issuing (the ledger routes), their XML, envelopes and PDF; the CAFs and the certificate they need. */
-export const siiController = (context: AppContext) => {
+export const siiController = (context: AppContext, settings: SiiSettings) => {
   const { auth, services } = context;
-  // The secret box and the trusted CAF keys belong to this app (tests build apps with their own).
-  const settings = siiSettings(context.config, context.secrets);
   const documents = ledgerResource(context, {
     path: "/sii/documents",
     models: taxDocumentModels,
     records: service.taxDocumentRecords,
     service: service.taxDocumentService(settings),
-    createSummary: "Issue a signed 33, 39 or 61 with the next folio of a stored CAF (Idempotency-Key accepted)",
+    createSummary: "Issue a signed 33, 39 or 61 (code 1 anula, 2 corrige texto, 3 corrige montos) with the next folio of a stored CAF of its environment (Idempotency-Key accepted)",
   });
   const files = new Elysia({ prefix: "/sii", tags: ["billing"] as never })
     .use(auth)

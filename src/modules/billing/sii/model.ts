@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { TAX_DOC_TYPES } from "../../../db/schema";
 import { DateFilters, DateOnly, Nullable, NullableString, Timestamp, Uuid, ValueList } from "../../../http/common-model";
 import { cursorQueryFields } from "../../../http/pagination";
+import { ItemInput } from "../invoices/model";
 import { record } from "../record-model";
 
 const Environment = t.Union([t.Literal("production"), t.Literal("certification"), t.Literal("test")], { description: "production (CAF signed with the SII's IDK 300 key), certification (IDK 100) or test (a key SII_TEST_CAF_KEYS trusts; no legal value)" });
@@ -18,6 +19,7 @@ export const TaxDocumentModel = t.Object({
   receiver_address: NullableString(),
   receiver_commune: NullableString(),
   referenced_document_id: Nullable(Uuid),
+  reference_code: Nullable(t.Integer(), { description: "A nota de crédito's CodRef: 1 anula, 2 corrige texto, 3 corrige montos" }),
   issuer: t.Object(
     { name: NullableString(), legal_name: NullableString(), rut: NullableString(), address: NullableString(), giro: NullableString() },
     { description: "The clinic's issuer data when the document was issued" },
@@ -36,12 +38,15 @@ export const TaxDocumentModel = t.Object({
 export const CreateTaxDocumentBody = t.Object({
   doc_type: DocType,
   invoice_id: t.Optional(Uuid),
-  receiver_rut: t.Optional(t.String({ maxLength: 15, examples: ["76.123.456-0"] })),
-  receiver_name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
-  receiver_giro: t.Optional(t.String({ minLength: 1, maxLength: 40, description: "Factura: the receiver's giro (the SII's schema holds 40 characters)" })),
-  receiver_address: t.Optional(t.String({ minLength: 1, maxLength: 70 })),
-  receiver_commune: t.Optional(t.String({ minLength: 1, maxLength: 20 })),
+  receiver_rut: t.Optional(t.String({ maxLength: 15, examples: ["76.123.456-0"], description: "Factura (required): the receiver's RUT; 66.666.666-6 is refused" })),
+  receiver_name: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Factura (required): razón social; a 61 with code 2: the corrected one" })),
+  receiver_giro: t.Optional(t.String({ minLength: 1, maxLength: 40, description: "Factura (required): the receiver's giro (the SII's schema holds 40 characters)" })),
+  receiver_address: t.Optional(t.String({ minLength: 1, maxLength: 70, description: "Factura (required)" })),
+  receiver_commune: t.Optional(t.String({ minLength: 1, maxLength: 20, description: "Factura (required)" })),
   referenced_document_id: t.Optional(Uuid),
+  code: t.Optional(t.Union([t.Literal(1), t.Literal(2), t.Literal(3)], { description: "61 only, CodRef: 1 anula the document in full (default), 2 corrige texto (the corrected receiver_* fields, amount 0), 3 corrige montos (with lines)" })),
+  lines: t.Optional(t.Array(ItemInput, { minItems: 1, maxItems: 60, description: "61 with code 3: the credited lines, net prices as invoice items; the IVA is the invoice's rate" })),
+  reason: t.Optional(t.String({ minLength: 1, maxLength: 90, description: "61: RazonRef" })),
 });
 export const TaxDocumentListQuery = t.Object({ ...cursorQueryFields, ...DateFilters, doc_type: t.Optional(ValueList(TAX_DOC_TYPES)), invoice_id: t.Optional(Uuid) });
 

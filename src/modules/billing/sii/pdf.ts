@@ -1,7 +1,7 @@
-import type { PDFFont, PDFPage } from "pdf-lib";
-
 // pdf-lib and bwip-js are loaded at the first print: an idle server need not hold them.
+import type { PDFFont, PDFPage } from "pdf-lib";
 import type { SiiEnvironment } from "../../../db/schema";
+import siiOffices from "./sii-offices.json";
 
 export type PrintFormat = "letter" | "thermal";
 
@@ -13,9 +13,11 @@ export interface PrintedDocument {
   environment: SiiEnvironment;
   issuer: { rut: string; legalName: string; giro: string; address: string | null; commune: string | null };
   receiver: { rut: string; name: string | null; giro: string | null; address: string | null; commune: string | null };
+  /** A quantity of 0: a line without amounts (a nota de crédito that corrects text). */
   lines: { description: string; quantity: number; unitPrice: number; total: number }[];
-  amounts: { net: number; tax: number; total: number };
-  reference: { docType: number; folio: number; date: string } | null;
+  /** `taxRate`: the TasaIVA the DTE carries (null on a boleta, whose prices include IVA). */
+  amounts: { net: number; tax: number; total: number; taxRate: number | null };
+  reference: { docType: number; folio: number; date: string; code: number } | null;
   resolution: { number: number; date: string };
   /** The TED as signed, printed as the PDF417 barcode. */
   ted: string;
@@ -23,13 +25,39 @@ export interface PrintedDocument {
 
 export const DOC_TYPE_NAMES: Record<number, string> = { 33: "FACTURA ELECTRÓNICA", 39: "BOLETA ELECTRÓNICA", 61: "NOTA DE CRÉDITO ELECTRÓNICA" };
 
-const pesos = (amount: number) => `$ ${amount.toLocaleString("es-CL")}`;
+const pesos = (amount: number) => `$ ${amount.toLocaleString("es-CL", { maximumFractionDigits: 2 })}`;
+const REFERENCE_CODES: Record<number, string> = { 1: "anula el documento", 2: "corrige texto", 3: "corrige montos" };
+
+/** Upper case without accents, for matching comunas as people write them. */
+const plain = (text: string) => text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toUpperCase().replace(/\s+/g, " ").trim();
+const OFFICE_OF: ReadonlyMap<string, string> = new Map(Object.entries(siiOffices.offices as Record<string, string[]>).flatMap(([office, comunas]) => comunas.map((comuna) => [plain(comuna), office] as const)));
+
+/**
+ * The SII office the printed copy names under the RUT/type/folio box: the unidad of the issuer's
+ * comuna (sii-offices.json); a comuna not in the table prints as written; none, nothing.
+ * The DTE holds at most 20 characters of the comuna, so a cut name matches by its beginning.
+ */
+export function siiOfficeFor(commune: string | null): string | null {
+  if (!commune?.trim()) return null;
+  const key = plain(commune);
+  const office = OFFICE_OF.get(key) ?? (key.length >= 20 ? [...OFFICE_OF].find(([comuna]) => comuna.startsWith(key))?.[1] : undefined);
+  return office ?? commune.trim().toUpperCase();
+}
+
+/** Centimetres in PDF points. */
+const cm = (value: number) => (value * 72) / 2.54;
+/**
+ * The timbre's printed size, as the SII's print rules bound it: at least 2 cm × 5 cm and at most
+ * 4 cm × 9 cm (height × width), on letter and on 80 mm rolls alike.
+ */
+export const TIMBRE_BOUNDS = { minWidth: cm(5), maxWidth: cm(9), minHeight: cm(2), maxHeight: cm(4) } as const;
 const dmy = (date: string) => date.split("-").reverse().join("-");
 
 /** The TED as the SII prints it: PDF417, error-correction level 5, its bytes in ISO-8859-1. */
 export async function timbrePng(ted: string): Promise<Buffer> {
   const { default: bwipjs } = await import("bwip-js/node");
-  return bwipjs.toBuffer({ bcid: "pdf417", text: ted, eclevel: 5, columns: 14, scale: 2, height: 2, binarytext: true } as Parameters<typeof bwipjs.toBuffer>[0]);
+  // Rows three modules high (the PDF417 default the SII's readers expect); 14 data columns keep the symbol about 2.7 times as wide as high.
+  return bwipjs.toBuffer({ bcid: "pdf417", text: ted, eclevel: 5, columns: 14, scale: 3, binarytext: true } as Parameters<typeof bwipjs.toBuffer>[0]);
 }
 
 /** Lines of text that fit a width, broken at spaces. */
@@ -69,19 +97,25 @@ export async function printDocument(document: PrintedDocument, format: PrintForm
   const width = pageWidth - 2 * margin;
   const size = thermal ? 7.5 : 9.5;
   const leading = size * 1.35;
-  const barcodeWidth = Math.min(width, thermal ? width : 260);
-  const barcodeHeight = (barcode.height / barcode.width) * barcodeWidth;
+  // As wide as the SII allows and the paper holds, then narrower if that would make it too high.
+  const aspect = barcode.height / barcode.width;
+  const barcodeWidth = Math.min(width, TIMBRE_BOUNDS.maxWidth, TIMBRE_BOUNDS.maxHeight / aspect);
+  const barcodeHeight = aspect * barcodeWidth;
 
   // Everything is laid out as rows first, so a thermal page is exactly as tall as its content.
-  type Row = { text: string; font?: PDFFont; size?: number; align?: "left" | "right" | "center"; gap?: number; right?: string };
+  type Row = { text: string; font?: PDFFont; size?: number; align?: "left" | "right" | "center"; gap?: number; right?: string; frame?: "open" | "close"; inBox?: boolean };
   const rows: Row[] = [];
   const push = (text: string, options: Omit<Row, "text"> = {}) => {
     const font = options.font ?? regular;
     const fontSize = options.size ?? size;
     for (const line of options.right === undefined ? wrap(text, font, fontSize, width) : [text]) rows.push({ ...options, text: line });
   };
-  const box = [`R.U.T.: ${document.issuer.rut}`, DOC_TYPE_NAMES[document.docType]!, `N° ${document.folio}`, `S.I.I. - ${(document.issuer.commune ?? "").toUpperCase()}`];
-  for (const line of box) push(line, { font: bold, size: size + 1.5, align: "center" });
+  // The framed box (RUT, type, folio), with the SII office of the issuer's comuna under it.
+  rows.push({ text: "", gap: 4, frame: "open" });
+  for (const line of [`R.U.T.: ${document.issuer.rut}`, DOC_TYPE_NAMES[document.docType]!, `N° ${document.folio}`]) push(line, { font: bold, size: size + 1.5, align: "center", inBox: true });
+  rows.push({ text: "", gap: 4, frame: "close" });
+  const office = siiOfficeFor(document.issuer.commune);
+  if (office) push(`S.I.I. - ${office}`, { font: bold, align: "center", inBox: true });
   rows.push({ text: "", gap: leading / 2 });
   push(document.issuer.legalName, { font: bold });
   push(`Giro: ${document.issuer.giro}`);
@@ -92,18 +126,18 @@ export async function printDocument(document: PrintedDocument, format: PrintForm
   push(`R.U.T.: ${document.receiver.rut}`);
   if (document.receiver.giro) push(`Giro: ${document.receiver.giro}`);
   if (document.receiver.address) push(`Dirección: ${[document.receiver.address, document.receiver.commune].filter(Boolean).join(", ")}`);
-  if (document.reference) push(`Referencia: ${DOC_TYPE_NAMES[document.reference.docType] ?? document.reference.docType} N° ${document.reference.folio} del ${dmy(document.reference.date)} (anula el documento)`);
+  if (document.reference) push(`Referencia: ${DOC_TYPE_NAMES[document.reference.docType] ?? document.reference.docType} N° ${document.reference.folio} del ${dmy(document.reference.date)} (${REFERENCE_CODES[document.reference.code] ?? document.reference.code})`);
   rows.push({ text: "", gap: leading / 2 });
   push("Detalle", { font: bold, right: "Monto" });
   for (const line of document.lines) {
-    push(line.description);
-    push(`  ${line.quantity} x ${pesos(line.unitPrice)}`, { right: pesos(line.total) });
+    for (const text of line.description.split("\n")) push(text);
+    if (line.quantity > 0) push(`  ${line.quantity} x ${pesos(line.unitPrice)}`, { right: pesos(line.total) });
   }
   rows.push({ text: "", gap: leading / 2 });
-  if (document.docType !== 39) {
+  if (document.amounts.taxRate !== null) {
     push("Monto neto", { right: pesos(document.amounts.net) });
-    push("IVA 19%", { right: pesos(document.amounts.tax) });
-  } else push("IVA incluido en el total", { right: pesos(document.amounts.tax) });
+    push(`IVA ${document.amounts.taxRate.toLocaleString("es-CL")}%`, { right: pesos(document.amounts.tax) });
+  } else if (document.docType === 39) push("IVA incluido en el total", { right: pesos(document.amounts.tax) });
   push("Total", { font: bold, right: pesos(document.amounts.total) });
   if (document.environment !== "production") {
     rows.push({ text: "", gap: leading / 2 });
@@ -120,13 +154,19 @@ export async function printDocument(document: PrintedDocument, format: PrintForm
   const pageHeight = thermal ? contentHeight + 2 * margin : 792;
   const page: PDFPage = pdf.addPage([pageWidth, pageHeight]);
   let y = pageHeight - margin;
+  let frameTop = 0;
+  // The box is as wide as its widest line plus a margin: at the top right of a letter page, centred on a roll.
+  const boxWidth = Math.min(width, Math.max(...rows.filter((row) => row.inBox).map((row) => bold.widthOfTextAtSize(row.text, row.size ?? size))) + 24);
+  const boxX = thermal ? margin + (width - boxWidth) / 2 : margin + width - boxWidth;
   const draw = (row: Row) => {
     const font = row.font ?? regular;
     const fontSize = row.size ?? size;
+    if (row.frame === "open") frameTop = y;
     y -= rowHeight(row);
+    if (row.frame === "close") page.drawRectangle({ x: boxX, y, width: boxWidth, height: frameTop - y, borderColor: rgb(0, 0, 0), borderWidth: 1.5 });
     if (!row.text) return;
     const textWidth = font.widthOfTextAtSize(row.text, fontSize);
-    const x = row.align === "center" ? margin + (width - textWidth) / 2 : row.align === "right" ? margin + width - textWidth : margin;
+    const x = row.inBox ? boxX + (boxWidth - textWidth) / 2 : row.align === "center" ? margin + (width - textWidth) / 2 : row.align === "right" ? margin + width - textWidth : margin;
     page.drawText(row.text, { x, y, font, size: fontSize, color: row.text === "SIN VALOR LEGAL" ? rgb(0.75, 0, 0) : rgb(0, 0, 0) });
     if (row.right !== undefined) page.drawText(row.right, { x: margin + width - font.widthOfTextAtSize(row.right, fontSize), y, font, size: fontSize });
   };

@@ -40,5 +40,20 @@ export function signEnveloped(xml: string, id: string, signer: Signer): string {
   // Addressed by position rather than by searching every element for the ID: a third less time.
   signature.addReference({ xpath: "/*/*[1]", transforms: [C14N], digestAlgorithm: "http://www.w3.org/2000/09/xmldsig#sha1" });
   signature.computeSignature(xml, { location: { reference: "/*", action: "append" } });
-  return signature.getSignedXml();
+  return keepTimbres(xml, signature.getSignedXml());
+}
+
+const TED = /<TED version="1.0">[\s\S]*?<\/TED>/g;
+
+/**
+ * The signer writes the document out again, and with it each TED's `'` and `"` as plain characters;
+ * the TED must stay byte for byte as stamped (its DD in the SII's canonical form, as its barcode
+ * carries it). Canonical XML reads `&apos;` and `'` alike, so putting the stamped TEDs back leaves
+ * the signature valid.
+ */
+function keepTimbres(unsigned: string, signed: string): string {
+  const stamped = unsigned.match(TED);
+  if (!stamped) return signed;
+  let index = 0;
+  return signed.replace(TED, (written) => stamped[index++] ?? written);
 }

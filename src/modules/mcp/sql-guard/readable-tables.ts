@@ -97,6 +97,24 @@ export const READABLE_TABLES: ReadableTable[] = [
     description: "Prescriptions issued to patients, never edited (cancelled ones keep their reason)",
     columns: [id("prescription"), col("patient_id", "uuid", "patients.id"), col("visit_id", "uuid", "visits.id, if any"), col("prescribed_by", "uuid", "Who issued it (a user id)"), col("drug", "text", "Drug and presentation"), col("dose", "text", "Dose"), col("route", "text", "Route (oral, SC, IM…)"), col("frequency", "text", "How often"), col("duration_days", "integer", "For how many days"), col("quantity", "text", "Quantity to dispense"), col("instructions", "text", "Instructions for the tutor"), col("cancelled_at", "timestamptz", "When it was cancelled (null: active)"), col("cancel_reason", "text", "Why it was cancelled"), ...stamps],
   },
+  {
+    name: "reminder_messages",
+    description: "Reminders to tutors from the outbox, one per rule, subject, due moment and channel (where they went is not shown)",
+    columns: [id("message"), col("rule_id", "uuid", "The reminder rule"), col("kind", "text", "vaccination_due, appointment or follow_up"), col("subject_id", "uuid", "The vaccination, visit or follow-up alert it is about"), col("patient_id", "uuid", "patients.id"), col("tutor_id", "uuid", "tutors.id"), col("channel", "text", "email or whatsapp"), col("due_at", "timestamptz", "The subject's moment (visit start, start of the due day)"), col("send_at", "timestamptz", "When it leaves (or left)"), col("status", "text", "queued, sent, delivered, read, failed or suppressed"), col("suppressed_reason", "text", "Why it was not sent: dose_given, appointment_cancelled, appointment_moved, patient_deceased, consent_withdrawn, tutor_blocked, late, no_address, rule_disabled, subject_gone"), col("attempts", "integer", "Attempts so far"), col("last_error", "text", "The provider's last error"), col("sent_at", "timestamptz", "When the provider accepted it"), col("delivered_at", "timestamptz", "When it reached the tutor's phone (WhatsApp)"), col("read_at", "timestamptz", "When the tutor read it (WhatsApp)"), ...stamps],
+    readerRows: "true",
+  },
+  {
+    name: "consent_records",
+    description: "What tutors said about being contacted, per channel (email, whatsapp) and purpose (reminders, marketing); never changed, the latest decides",
+    columns: [id("record"), col("tutor_id", "uuid", "tutors.id"), col("channel", "text", "email or whatsapp"), col("purpose", "text", "reminders or marketing"), col("granted", "boolean", "true: agreed; false: withdrew or refused"), col("source", "text", "console, booking, reply, link or import"), col("recorded_at", "timestamptz", "When"), col("recorded_by", "uuid", "The staff member who recorded it (null: the tutor, through a link or a reply)"), ...stamps],
+    readerRows: "true",
+  },
+  {
+    name: "tutor_consents",
+    description: "Each tutor's standing consent per channel and purpose (the latest of consent_records)",
+    columns: [id("consent"), col("tutor_id", "uuid", "tutors.id"), col("channel", "text", "email or whatsapp"), col("purpose", "text", "reminders or marketing"), col("status", "text", "granted or withdrawn"), col("source", "text", "Where the latest answer came from"), col("recorded_at", "timestamptz", "When it was given"), ...stamps],
+    readerRows: "true",
+  },
 ];
 
 export const READABLE_TABLE_NAMES: ReadonlySet<string> = new Set(READABLE_TABLES.map((t) => t.name));
@@ -130,7 +148,8 @@ export function readerAccessSql(): string[] {
     const columns = ["clinic_id", ...t.columns.map((c) => c.name)].join(", ");
     const live = t.name === "invoice_items" ? "" : `${t.readerRows ?? "deleted_at IS NULL"} AND `;
     // A view whose rows are narrower than the live ones (signed notes only) says so itself too.
-    const narrower = t.readerRows ? ` AND ${t.readerRows.replace("deleted_at IS NULL AND ", "")}` : "";
+    // Tables without deletes (the outbox, consents) say `true`: every row of the clinic.
+    const narrower = t.readerRows && t.readerRows !== "true" ? ` AND ${t.readerRows.replace("deleted_at IS NULL AND ", "")}` : "";
     return [
       `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_barrier = false, security_invoker = true) AS\n  SELECT ${columns} FROM public.${t.name}\n  WHERE clinic_id = ${CLINIC_SETTING}${narrower}`,
       `GRANT SELECT ON ${VIEW_SCHEMA}.${t.name} TO ${READER_ROLE}`,

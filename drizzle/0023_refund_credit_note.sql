@@ -1,0 +1,1 @@
+ALTER TABLE "refunds" ADD COLUMN "credit_note_id" uuid;
