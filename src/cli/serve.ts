@@ -98,15 +98,20 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
   }
   const port = app.server?.port ?? config.port;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
-  const baseUrl = `http://${shownHost}:${port}`;
+  const listenUrl = `http://${shownHost}:${port}`;
+  // Clients reach the service at PUBLIC_URL when it is set (behind a proxy, or a name other than
+  // the bind address): every printed URL is that one, so an MCP client given it finds the same
+  // resource the metadata names.
+  const baseUrl = config.publicUrl ?? listenUrl;
   // Before "listening", so whoever waits for that line has the link too.
   if (!(await hasAnyUser(context.services))) {
     // The first run: whoever has the server's output (its operator) creates the first account.
-    const setupUrl = `${config.publicUrl ?? baseUrl}/setup#${context.setup.issue()}`;
+    const setupUrl = `${baseUrl}/setup#${context.setup.issue()}`;
     logger.announce("no account exists yet: open the setup link to create the clinic and its owner (valid 1 hour, once)", { setup_url: setupUrl });
     process.stdout.write(`\nFirst run: open ${setupUrl}\nto create the clinic and its owner (valid for 1 hour, once; a new link is printed at each start until then).\n\n`);
   }
   logger.announce("listening", {
+    listen: listenUrl,
     base_url: baseUrl,
     console_url: `${baseUrl}/`,
     api_url: `${baseUrl}/api/v1`,

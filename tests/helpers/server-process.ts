@@ -91,7 +91,8 @@ export async function startServer(env: Record<string, string>, options: { comman
     } catch {}
   })();
   return {
-    baseUrl: String(listening.base_url),
+    // The address it listens on: base_url is PUBLIC_URL when that is set.
+    baseUrl: String(listening.listen ?? listening.base_url),
     pid: child.pid,
     lines,
     waitForLog,

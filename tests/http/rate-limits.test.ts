@@ -4,10 +4,12 @@ import type { SessionView } from "../../src/modules/auth/model";
 import { createTestApp, type Answer, type ErrorBody, type TestApp } from "../helpers/app";
 import { PASSWORD, registerClinic, uniqueEmail } from "../helpers/clinic";
 
+/** A browser-based MCP client's origin, listed in MCP_ALLOWED_ORIGINS. */
+const BROWSER_CLIENT = "http://localhost:6274";
 let t: TestApp;
 beforeAll(async () => {
   // The contract's limits, except a per-user limit small enough to reach.
-  t = await createTestApp({ config: { limits: { ...DEFAULT_LIMITS, perUserPerMinute: 5 } } });
+  t = await createTestApp({ config: { limits: { ...DEFAULT_LIMITS, perUserPerMinute: 5 }, mcpAllowedOrigins: [BROWSER_CLIENT] } });
 });
 afterAll(() => t.close());
 
@@ -82,12 +84,12 @@ describe("the OAuth server's open endpoints", () => {
     const token = await t.request("POST", "/token", form({ grant_type: "refresh_token", refresh_token: "not-a-token", client_id: "nobody" }));
     expect(token.status, token.text).toBe(400);
     expect(token.headers.get("x-ratelimit-remaining")).toBe("0");
-    const refused = await register("One too many");
+    const refused = await t.request<ErrorBody>("POST", "/register", { json: { client_name: "One too many", redirect_uris: ["http://127.0.0.1:8765/callback"] }, headers: { origin: BROWSER_CLIENT } });
     expect(refused.status, refused.text).toBe(429);
     expect(refused.body.code).toBe("TOO_MANY_ATTEMPTS");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     // A browser-based client must be able to read the refusal.
-    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    expect(refused.headers.get("access-control-allow-origin")).toBe(BROWSER_CLIENT);
     expect((await t.request("POST", "/revoke", form({ token: "x" }))).status).toBe(429);
     expect((await t.request("POST", "/token", form({ grant_type: "refresh_token", refresh_token: "x", client_id: "nobody" }))).status).toBe(429);
     expect(await t.count("oauth_clients")).toBe(before + 29);
