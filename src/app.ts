@@ -30,6 +30,7 @@ import { McpRuntime } from "./modules/mcp/runtime";
 import { clinicContextTool } from "./modules/mcp/tools/clinic-context";
 import { describeSchemaTool } from "./modules/mcp/tools/describe-schema";
 import { queryDatabaseTool } from "./modules/mcp/tools/query-database";
+import { findAvailableSlotsTool } from "./modules/mcp/tools/find-available-slots";
 import { mcpKeysModule } from "./modules/mcp-keys";
 import { mcpReportsModule } from "./modules/mcp-reports";
 import { backupsModule } from "./modules/backups";
@@ -45,6 +46,10 @@ import { tutorRightsModule } from "./modules/tutor-rights";
 import { remindersModule } from "./modules/reminders";
 import { createReminderRuntime, LINK_PATHS, whatsappWebhookBody } from "./modules/reminders/runtime";
 import { visitsModule } from "./modules/visits";
+import { appointmentTypesModule } from "./modules/appointment-types";
+import { roomsModule } from "./modules/rooms";
+import { availabilityModule } from "./modules/availability";
+import { schedulesModule } from "./modules/schedules";
 import { notesModule } from "./modules/notes";
 import { vitalsModule } from "./modules/vitals";
 import { vaccinationsModule } from "./modules/vaccinations";
@@ -81,6 +86,10 @@ function buildRoutes(context: AppContext) {
         .use(tutorRightsModule(context))
         .use(patientsModule(context))
         .use(visitsModule(context))
+        .use(appointmentTypesModule(context))
+        .use(roomsModule(context))
+        .use(availabilityModule(context))
+        .use(schedulesModule(context))
         .use(notesModule(context))
         .use(vitalsModule(context))
         .use(vaccinationsModule(context))
@@ -105,7 +114,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   const services = { db: deps.database.db, clock: deps.clock };
   const rateLimits = new RestRateLimits(deps.config.limits, deps.clock);
   const requests = new RequestStates();
-  const mcp = new McpRuntime({ ...deps, tools: [clinicContextTool(), queryDatabaseTool(), describeSchemaTool()] });
+  const mcp = new McpRuntime({ ...deps, tools: [clinicContextTool(), queryDatabaseTool(), describeSchemaTool(), findAvailableSlotsTool()] });
   const secrets = createSecretBox(deps.config.secretsKey);
   const context: AppContext = {
     mcp,

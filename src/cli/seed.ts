@@ -289,6 +289,19 @@ export async function seedDemo(database: Database, clock: Clock, size: "small" |
       notes: null,
     };
   });
+  // A vet sees one patient at a time: a visit that would overlap the vet's previous one starts when it ends.
+  const byVetAndTime = [...visitRows].sort((a, b) => a.vet_id.localeCompare(b.vet_id) || a.scheduled_at.getTime() - b.scheduled_at.getTime());
+  for (let i = 1; i < byVetAndTime.length; i++) {
+    const previous = byVetAndTime[i - 1]!;
+    const visit = byVetAndTime[i]!;
+    const free = previous.scheduled_at.getTime() + 30 * MINUTE;
+    if (visit.vet_id === previous.vet_id && visit.scheduled_at.getTime() < free) {
+      const shift = free - visit.scheduled_at.getTime();
+      visit.scheduled_at = new Date(free);
+      if (visit.started_at) visit.started_at = visit.scheduled_at;
+      if (visit.completed_at) visit.completed_at = new Date(visit.completed_at.getTime() + shift);
+    }
+  }
   await db.insert(visits).values(visitRows);
 
   const tutorOf = new Map(patientRows.map((p) => [p.id, p.tutor_id]));
@@ -450,20 +463,22 @@ async function seedClinicalRecord(database: Database, clinicId: string, now: Dat
   );
 }
 
-/** About a million visits, generated inside the database in a few statements. */
+/** About a million visits, generated inside the database in a few statements; each vet's visits follow one another minute by minute without overlapping. */
 async function seedManyVisits(database: Database, clinicId: string, patientIds: string[], vetIds: string[], now: Date, total: number): Promise<number> {
   const chunk = Math.min(total, 100_000);
+  // Older than the two months of ordinary visits, so the same vets are never booked twice.
+  const historyEnd = new Date(now.getTime() - 62 * DAY);
   for (let start = 0; start < total; start += chunk) {
     await database.db.execute(sql`
-      insert into visits (id, clinic_id, patient_id, vet_id, status, scheduled_at, created_at, updated_at, reason)
+      insert into visits (id, clinic_id, patient_id, vet_id, status, scheduled_at, ends_at, created_at, updated_at, reason)
       select
         (lpad(to_hex((extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid,
         ${clinicId}::uuid,
         (${sql.raw(`array['${patientIds.join("','")}']::uuid[]`)})[1 + g % ${patientIds.length}::int],
         (${sql.raw(`array['${vetIds.join("','")}']::uuid[]`)})[1 + g % ${vetIds.length}::int],
         case when g % 10 = 0 then 'cancelled' when g % 17 = 0 then 'no_show' else 'completed' end,
-        ts, ts, ts, 'Historial'
-      from (select g, ${now.toISOString()}::timestamptz - make_interval(mins => g) as ts
+        ts, ts + make_interval(mins => ${vetIds.length}::int), ts, ts, 'Historial'
+      from (select g, ${historyEnd.toISOString()}::timestamptz - make_interval(mins => g) as ts
             from generate_series(${start + 1}::int, ${Math.min(start + chunk, total)}::int) g) s`);
   }
   return total;

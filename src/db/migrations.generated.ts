@@ -30,6 +30,7 @@ import m27 from "../../drizzle/0027_mcp_reader_reminders.sql" with { type: "text
 import m28 from "../../drizzle/0028_clinic_first_indexes.sql" with { type: "text" };
 import m29 from "../../drizzle/0029_install_admins.sql" with { type: "text" };
 import m30 from "../../drizzle/0030_oauth_refresh_successor_consent_decisions.sql" with { type: "text" };
+import m31 from "../../drizzle/0031_calendar.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -63,4 +64,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0028_clinic_first_indexes", when: 1795838788346, breakpoints: true, sql: m28 },
   { tag: "0029_install_admins", when: 1795839360494, breakpoints: true, sql: m29 },
   { tag: "0030_oauth_refresh_successor_consent_decisions", when: 1795839704377, breakpoints: true, sql: m30 },
+  { tag: "0031_calendar", when: 1795839743471, breakpoints: true, sql: m31 },
 ];

@@ -6,6 +6,7 @@ import pgliteWasm from "../../node_modules/@electric-sql/pglite/dist/pglite.wasm
 import pgTrgmBundle from "../../node_modules/@electric-sql/pglite/dist/pg_trgm.tar.gz" with { type: "file" };
 import hstoreBundle from "../../node_modules/@electric-sql/pglite/dist/hstore.tar.gz" with { type: "file" };
 import btreeGinBundle from "../../node_modules/@electric-sql/pglite/dist/btree_gin.tar.gz" with { type: "file" };
+import btreeGistBundle from "../../node_modules/@electric-sql/pglite/dist/btree_gist.tar.gz" with { type: "file" };
 import type { Extension } from "@electric-sql/pglite";
 import { existsSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,7 +21,7 @@ export interface PgliteAssets {
   /** Only needed to create a data directory (initdb); an existing one starts without it. */
   initdbWasmModule?: WebAssembly.Module;
   fsBundle: Blob;
-  extensions: { pg_trgm: Extension; hstore: Extension; btree_gin: Extension };
+  extensions: { pg_trgm: Extension; hstore: Extension; btree_gin: Extension; btree_gist: Extension };
 }
 
 /**
@@ -51,6 +52,8 @@ const pgTrgm = bundledExtension("pg_trgm", pgTrgmBundle);
 const hstore = bundledExtension("hstore", hstoreBundle);
 /** btree_gin: a name search's GIN index holds the clinic beside the trigrams, so it reads only that clinic's matches. */
 const btreeGin = bundledExtension("btree_gin", btreeGinBundle);
+/** btree_gist: the exclusion constraints that keep a vet's or a room's visits apart compare the vet (=) and the time (&&) in one GiST index. */
+const btreeGist = bundledExtension("btree_gist", btreeGistBundle);
 
 /**
  * Starts compiling PostgreSQL's WebAssembly, which JavaScriptCore does on its compiler threads:
@@ -80,6 +83,6 @@ export async function loadPgliteAssets(options: { initdb: boolean; compiledPostg
     pgliteWasmModule,
     ...(initdbWasmModule ? { initdbWasmModule } : {}),
     fsBundle: Bun.file(pgliteData),
-    extensions: { pg_trgm: pgTrgm, hstore, btree_gin: btreeGin },
+    extensions: { pg_trgm: pgTrgm, hstore, btree_gin: btreeGin, btree_gist: btreeGist },
   };
 }

@@ -1,6 +1,7 @@
 import { Elysia, t, type Static, type TSchema } from "elysia";
 import type { ServiceContext } from "../db/client";
 import type { AppContext } from "../context";
+import type { Role } from "../db/schema";
 import { errorResponses, IdParams } from "./common-model";
 import type { Keyset, Page, PageRequest } from "../db/keyset";
 import { PageResponse, updatedSinceQueryField, withDeletedAt, type RecordSource } from "./pagination";
@@ -41,8 +42,10 @@ export interface ClinicResourceDefinition<Name extends string, Item extends TSch
   service: ClinicResourceService<Row, unknown, Static<Create>, Static<Update>, Static<ListQuery>>;
   /** OpenAPI summaries of the list, the update and the delete, where they say more than the method. */
   summaries?: { list?: string; update?: string; remove?: string };
-  /** Statuses beyond the common ones: an update that can conflict (a state machine), a delete that can be blocked. */
-  conflicts?: { update?: boolean; remove?: boolean };
+  /** Statuses beyond the common ones: a create or update that can conflict (a state machine, a taken slot), a delete that can be blocked. */
+  conflicts?: { create?: boolean; update?: boolean; remove?: boolean };
+  /** Roles that may create, update and delete; every signed-in role reads. Left out: every role writes. */
+  writeRoles?: readonly Role[];
 }
 
 /**
@@ -53,7 +56,10 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
   { auth, services, paginator }: AppContext,
   definition: ClinicResourceDefinition<Name, Item, Create, Update, ListQuery, Row>,
 ) {
-  const { name, models, records, summaries = {}, conflicts = {} } = definition;
+  const { name, models, records, summaries = {}, conflicts = {}, writeRoles } = definition;
+  // Writing with a role list adds 403 to the answers.
+  const writeAuth = writeRoles ? { auth: writeRoles } : {};
+  const forbidden = writeRoles ? errorResponses(403) : {};
   // The routes validate with the models; past them, bodies and queries have the service's types.
   const service = definition.service as ClinicResourceService<Row, any, any, any, any>;
   const withSummary = (summary: string | undefined) => (summary ? { detail: { summary } } : {});
@@ -80,7 +86,8 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
     )
     .post("/", async ({ actor, body, status }: any) => status(201, await service.create(services, actor.clinicId, body)), {
       body: models.create,
-      response: { 201: models.item, ...errorResponses(401, 422) },
+      response: { 201: models.item, ...(conflicts.create ? errorResponses(401, 409, 422) : errorResponses(401, 422)), ...forbidden },
+      ...writeAuth,
     })
     .get("/:id", async ({ actor, params }: any) => service.view(await records.find(services, actor.clinicId, params.id)), {
       params: IdParams,
@@ -89,8 +96,9 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
     .patch("/:id", ({ actor, params, body }: any) => service.update(services, actor.clinicId, params.id, body), {
       params: IdParams,
       body: models.update,
-      response: { 200: models.item, ...(conflicts.update ? errorResponses(401, 404, 409, 422) : errorResponses(401, 404, 422)) },
+      response: { 200: models.item, ...(conflicts.update ? errorResponses(401, 404, 409, 422) : errorResponses(401, 404, 422)), ...forbidden },
       ...withSummary(summaries.update),
+      ...writeAuth,
     })
     .delete(
       "/:id",
@@ -100,8 +108,9 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
       },
       {
         params: IdParams,
-        response: { 204: t.Void(), ...(conflicts.remove ? errorResponses(401, 404, 409, 422) : errorResponses(401, 404, 422)) },
+        response: { 204: t.Void(), ...(conflicts.remove ? errorResponses(401, 404, 409, 422) : errorResponses(401, 404, 422)), ...forbidden },
         ...withSummary(summaries.remove),
+        ...writeAuth,
       },
     );
 }

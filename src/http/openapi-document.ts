@@ -31,7 +31,7 @@ const STATUS_TEXT: Record<string, string> = {
   "403": "FORBIDDEN (role), INSUFFICIENT_SCOPE or ORIGIN_NOT_ALLOWED",
   "404": "NOT_FOUND (also another clinic's record)",
   "405": "METHOD_NOT_ALLOWED",
-  "409": "CONFLICT, EMAIL_TAKEN, INVALID_STATE_TRANSITION or an Idempotency-Key conflict",
+  "409": "CONFLICT, EMAIL_TAKEN, INVALID_STATE_TRANSITION, SLOT_TAKEN or an Idempotency-Key conflict",
   "413": "PAYLOAD_TOO_LARGE (over MAX_BODY_BYTES)",
   "415": "UNSUPPORTED_MEDIA_TYPE (send application/json)",
   "422": "VALIDATION_FAILED: details.fields names each refused value (body.…, query.…, params.…); also unknown query parameters and body properties",

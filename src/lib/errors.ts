@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   NO_FOLIOS: { status: 409, error: "no_folios" },
   EMAIL_TAKEN: { status: 409, error: "email_taken" },
   INVALID_STATE_TRANSITION: { status: 409, error: "invalid_state_transition" },
+  SLOT_TAKEN: { status: 409, error: "slot_taken" },
   NOTE_SIGNED: { status: 409, error: "note_signed" },
   TAX_DOCUMENT_ISSUED: { status: 409, error: "tax_document_issued" },
   IDEMPOTENCY_KEY_CONFLICT: { status: 409, error: "idempotency_key_conflict" },

@@ -48,12 +48,26 @@ export function isValidTimeZone(timeZone: string): boolean {
  * Works by measuring the zone's offset around that day; exact across DST changes.
  */
 export function startOfDayInZone(date: string, timeZone: string): Date {
+  return new Date(localMidnight(date, offsetReader(timeZone)));
+}
+
+function localMidnight(date: string, offsetAt: (instant: number) => number): number {
   const [y, m, d] = date.split("-").map(Number) as [number, number, number];
-  const guess = Date.UTC(y, m - 1, d);
-  let instant = guess - zoneOffsetMs(new Date(guess), timeZone);
-  // A second pass settles days on which the offset changes.
-  instant = guess - zoneOffsetMs(new Date(instant), timeZone);
-  return new Date(instant);
+  const midnightAsUtc = Date.UTC(y, m - 1, d);
+  // Midnight read with the offsets in force half a day either side; one of them, or both when
+  // midnight happens twice (the earlier wins), puts the local time exactly at 00:00.
+  const candidates = [midnightAsUtc - offsetAt(midnightAsUtc - 12 * 3_600_000), midnightAsUtc - offsetAt(midnightAsUtc + 12 * 3_600_000)];
+  const exact = candidates.filter((instant) => instant + offsetAt(instant) === midnightAsUtc);
+  if (exact.length) return Math.min(...exact);
+  // Clocks skip midnight: the day starts where they jump, the first instant at or past 00:00 local.
+  let low = Math.min(...candidates);
+  let high = Math.max(...candidates);
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (middle + offsetAt(middle) >= midnightAsUtc) high = middle;
+    else low = middle;
+  }
+  return high;
 }
 
 /** The calendar day (YYYY-MM-DD) that `instant` falls on in `timeZone`. */
@@ -68,8 +82,12 @@ export function addDays(date: string, days: number): string {
   return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
 
-function zoneOffsetMs(instant: Date, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat("en-US", {
+/**
+ * Reads a zone's UTC offset (ms, local minus UTC) at instants. Building the formatter costs far
+ * more than using it, so code that reads many offsets of one zone takes one reader.
+ */
+export function offsetReader(timeZone: string): (instant: number) => number {
+  const format = new Intl.DateTimeFormat("en-US", {
     timeZone,
     hourCycle: "h23",
     year: "numeric",
@@ -78,10 +96,13 @@ function zoneOffsetMs(instant: Date, timeZone: string): number {
     hour: "2-digit",
     minute: "2-digit",
     second: "2-digit",
-  }).formatToParts(instant);
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
-  return asUtc - Math.floor(instant.getTime() / 1000) * 1000;
+  });
+  return (instant) => {
+    const parts = format.formatToParts(instant);
+    const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+    const asUtc = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
+    return asUtc - Math.floor(instant / 1000) * 1000;
+  };
 }
 
 /** Dates and timestamps outside these years are refused: PostgreSQL and `Intl` handle them all. */
@@ -144,4 +165,89 @@ export function dayRange(dateFrom: string | undefined, dateTo: string | undefine
     from: dateFrom ? startOfDayInZone(dateFrom, timeZone) : undefined,
     to: dateTo ? startOfDayInZone(addDays(dateTo, 1), timeZone) : undefined,
   };
+}
+
+/** ISO weekday (1 = Monday … 7 = Sunday) of a calendar day YYYY-MM-DD. */
+export function isoWeekday(date: string): number {
+  const [y, m, d] = date.split("-").map(Number) as [number, number, number];
+  return ((new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7) + 1;
+}
+
+/** "HH:MM" (00:00–24:00) as minutes after midnight, or null when it is not a time of day. */
+export function minutesOfDay(text: string): number | null {
+  const match = /^(\d{2}):(\d{2})$/.exec(text);
+  if (!match) return null;
+  const minutes = Number(match[1]) * 60 + Number(match[2]);
+  return Number(match[2]) < 60 && minutes <= 24 * 60 ? minutes : null;
+}
+
+
+/** A half-open range of instants in epoch milliseconds. */
+export interface InstantRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where the zone's offset changes inside [from, to), a span of about a day: found by halving down
+ * to the millisecond. No zone changes its offset twice within a day and back again, so equal
+ * offsets at both ends mean no change.
+ */
+function offsetChanges(from: number, to: number, offsetAt: (instant: number) => number): number[] {
+  const fromOffset = offsetAt(from);
+  if (fromOffset === offsetAt(to - 1)) return [];
+  let low = from;
+  let high = to - 1;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (offsetAt(middle) === fromOffset) low = middle;
+    else high = middle;
+  }
+  return [high, ...offsetChanges(high, to, offsetAt)];
+}
+
+/** A calendar day in a time zone, cut where its offset changes: local time is instant + offset within each piece. */
+export interface ZoneDay {
+  date: string;
+  /** The day's local midnight read as if it were UTC. */
+  localMidnightAsUtc: number;
+  pieces: { start: number; end: number; offset: number }[];
+}
+
+/** The calendar day `date` in `timeZone`, measured once so that many intervals can be placed on it. */
+export function zoneDay(date: string, timeZone: string, offsetAt = offsetReader(timeZone)): ZoneDay {
+  const dayStart = localMidnight(date, offsetAt);
+  const dayEnd = localMidnight(addDays(date, 1), offsetAt);
+  const [y, m, d] = date.split("-").map(Number) as [number, number, number];
+  const bounds = [dayStart, ...offsetChanges(dayStart, dayEnd, offsetAt), dayEnd];
+  const pieces = [];
+  for (let i = 0; i + 1 < bounds.length; i++) pieces.push({ start: bounds[i]!, end: bounds[i + 1]!, offset: offsetAt(bounds[i]!) });
+  return { date, localMidnightAsUtc: Date.UTC(y, m - 1, d), pieces };
+}
+
+/**
+ * The instants of a day whose local time of day lies in [startMinute, endMinute) (0–1440):
+ * exact across offset changes. A local time that does not exist (clocks jumped over it)
+ * contributes nothing, and one that happens twice (clocks set back) contributes both of its
+ * instants, so the result is one range or, on such a day, up to two.
+ */
+export function localTimeRanges(day: ZoneDay, startMinute: number, endMinute: number): InstantRange[] {
+  const ranges: InstantRange[] = [];
+  if (endMinute <= startMinute) return ranges;
+  for (const piece of day.pieces) {
+    const start = Math.max(piece.start, day.localMidnightAsUtc + startMinute * 60_000 - piece.offset);
+    const end = Math.min(piece.end, day.localMidnightAsUtc + endMinute * 60_000 - piece.offset);
+    if (end <= start) continue;
+    const last = ranges[ranges.length - 1];
+    if (last && last.end === start) last.end = end;
+    else ranges.push({ start, end });
+  }
+  return ranges;
+}
+
+/** Local date and time of day ("YYYY-MM-DD", minutes after midnight) of an instant in `timeZone`. */
+export function localDateTime(instant: number, offsetAt: (instant: number) => number): { date: string; minute: number } {
+  const local = instant + offsetAt(instant);
+  const iso = new Date(local).toISOString();
+  return { date: iso.slice(0, 10), minute: Math.floor((local - Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10)))) / 60_000) };
 }

@@ -34,7 +34,7 @@ test("a key sees only the tools its scopes allow, on both lists; an unlisted too
   expect((await usageRows(t, key.id)).map((row) => row.outcome)).toEqual(["denied"]);
   const all = await createKey(owner, { scopes: ["read", "query", "clinic_context"] });
   const everything = await t.request<ToolList>("GET", "/mcp/tools", { token: all.api_key });
-  expect(everything.body.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(["describe_schema", "get_clinic_context", "query_database"]);
+  expect(everything.body.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(["describe_schema", "find_available_slots", "get_clinic_context", "query_database"]);
 });
 
 test("the SDK client lists and calls every tool without a single warning; schemas use plain integers", async () => {
@@ -45,8 +45,10 @@ test("the SDK client lists and calls every tool without a single warning; schema
     const client = await sdkClient(key.api_key);
     const { tools } = await client.listTools();
     expect(JSON.stringify(tools)).not.toContain('"format":"integer"');
+    const type = await owner.as<{ id: string }>("POST", "/api/v1/appointment-types", { json: { name: "Consulta", duration_minutes: 30 } });
+    const argsOf: Record<string, Record<string, unknown>> = { query_database: { sql: "select count(*) as n from tutors" }, find_available_slots: { appointment_type_id: type.body.id, from: "2026-01-19", to: "2026-01-20" } };
     for (const tool of tools) {
-      const args = tool.name === "query_database" ? { sql: "select count(*) as n from tutors" } : {};
+      const args = argsOf[tool.name] ?? {};
       const result = await client.callTool({ name: tool.name, arguments: args });
       expect(result.isError, JSON.stringify(result)).toBeFalsy();
     }

@@ -66,3 +66,21 @@ test("an unknown status is 422; a closed visit cannot be rescheduled (409)", asy
   const notes = await owner.as("PATCH", `/api/v1/visits/${id}`, { json: { notes: "Tutor avisó tarde" } });
   expect(notes.status, notes.text).toBe(200);
 });
+
+test("requested (booked online) → scheduled or cancelled, nothing else", async () => {
+  const requested = async () => {
+    const id = await seedVisit(t, owner);
+    await t.database.query("update visits set status = 'requested' where id = $1", [id]);
+    return id;
+  };
+  const confirmed = await move(await requested(), "scheduled");
+  expect(confirmed.body, confirmed.text).toMatchObject({ status: "scheduled", started_at: null });
+  expect((await move(await requested(), "cancelled")).body.status).toBe("cancelled");
+  for (const target of ["in_progress", "completed", "no_show", "requested"]) {
+    const r = await move<Refusal<{ from: string; allowed: string[] }>>(await requested(), target);
+    expect(r.status, r.text).toBe(409);
+    expect(r.body.details).toMatchObject({ from: "requested", allowed: ["scheduled", "cancelled"] });
+  }
+  // A scheduled visit never goes back to requested.
+  expect((await move(await seedVisit(t, owner), "requested")).status).toBe(409);
+});

@@ -9,16 +9,17 @@ interface BoardVisit {
   id: string;
   status: Status;
   scheduled_at: string;
+  ends_at: string;
   reason: string | null;
   needs_signed_note: boolean;
   patient: { id: string; name: string; species: string } | null;
   tutor: { id: string; name: string; phone: string | null } | null;
 }
-type Status = "scheduled" | "in_progress" | "completed" | "cancelled" | "no_show";
+type Status = "requested" | "scheduled" | "in_progress" | "completed" | "cancelled" | "no_show";
 
-const STATUSES: Status[] = ["scheduled", "in_progress", "completed", "cancelled", "no_show"];
+const STATUSES: Status[] = ["requested", "scheduled", "in_progress", "completed", "cancelled", "no_show"];
 /** The moves the visit state machine allows from each status. */
-const MOVES: Record<Status, Status[]> = { scheduled: ["in_progress", "cancelled", "no_show"], in_progress: ["completed"], completed: [], cancelled: [], no_show: [] };
+const MOVES: Record<Status, Status[]> = { requested: ["scheduled", "cancelled"], scheduled: ["in_progress", "cancelled", "no_show"], in_progress: ["completed"], completed: [], cancelled: [], no_show: [] };
 
 /** The clinic's day: its visits grouped by status, with the allowed moves, and a form to schedule one. */
 export function TodayPage() {
@@ -48,6 +49,7 @@ export function TodayPage() {
                 <article class="visit card" data-visit-id={visit.id} aria-label={`${visit.patient?.name ?? "—"} ${i18n.time(visit.scheduled_at, clinic.timezone)}`}>
                   <div class="visit-head">
                     <time dateTime={visit.scheduled_at}>{i18n.time(visit.scheduled_at, clinic.timezone)}</time>
+                    <span class="muted visit-length">{Math.round((Date.parse(visit.ends_at) - Date.parse(visit.scheduled_at)) / 60_000)} {i18n.t("today.minutes")}</span>
                     <strong>{visit.patient ? <a href={`#/patients/${visit.patient.id}`}>{visit.patient.name}</a> : "—"}</strong>
                   </div>
                   <div class="muted">

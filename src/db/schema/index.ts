@@ -8,4 +8,5 @@ export * from "./oauth";
 export * from "./events";
 export * from "./sii";
 export * from "./install";
+export * from "./calendar";
 export * from "./reminders";

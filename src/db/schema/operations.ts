@@ -58,8 +58,10 @@ export const patients = pgTable(
   ],
 );
 
-export const VISIT_STATUSES = ["scheduled", "in_progress", "completed", "cancelled", "no_show"] as const;
+export const VISIT_STATUSES = ["requested", "scheduled", "in_progress", "completed", "cancelled", "no_show"] as const;
 export type VisitStatus = (typeof VISIT_STATUSES)[number];
+/** Statuses whose visit no longer holds its time: the vet and the room are free again. */
+export const RELEASED_VISIT_STATUSES = ["cancelled", "no_show"] as const satisfies readonly VisitStatus[];
 
 export const visits = pgTable(
   "visits",
@@ -69,6 +71,20 @@ export const visits = pgTable(
     vet_id: uuid("vet_id"),
     status: text("status").$type<VisitStatus>().notNull().default("scheduled"),
     scheduled_at: timestampColumn("scheduled_at").notNull(),
+    /**
+     * When the visit ends. An insert that leaves it out gets scheduled_at + 30 minutes from the
+     * visits_default_ends_at trigger (a column default cannot read another column).
+     */
+    ends_at: timestampColumn("ends_at")
+      .notNull()
+      .$defaultFn(() => sql`default`),
+    appointment_type_id: uuid("appointment_type_id"),
+    room_id: uuid("room_id"),
+    /** The type's buffers when the visit was booked: the vet and the room are held this much longer on each side. */
+    buffer_before_minutes: integer("buffer_before_minutes").notNull().default(0),
+    buffer_after_minutes: integer("buffer_after_minutes").notNull().default(0),
+    /** Bumped on every change (the iCalendar SEQUENCE). */
+    revision: integer("revision").notNull().default(0),
     started_at: timestampColumn("started_at"),
     completed_at: timestampColumn("completed_at"),
     reason: text("reason"),
@@ -89,8 +105,12 @@ export const visits = pgTable(
 
     check(
       "visits_status_check",
-      sql`${t.status} in ('scheduled', 'in_progress', 'completed', 'cancelled', 'no_show')`,
+      sql`${t.status} in ('requested', 'scheduled', 'in_progress', 'completed', 'cancelled', 'no_show')`,
     ),
+    check("visits_ends_after_start_check", sql`${t.ends_at} > ${t.scheduled_at}`),
+    check("visits_buffers_check", sql`${t.buffer_before_minutes} between 0 and 1440 and ${t.buffer_after_minutes} between 0 and 1440`),
+    index("visits_clinic_room_scheduled_idx").on(t.clinic_id, t.room_id, t.scheduled_at).where(sql`${t.deleted_at} is null and ${t.room_id} is not null`),
+    // The exclusion constraints on vet and room time are in their migration (drizzle cannot express them).
   ],
 );
 
