@@ -18,7 +18,7 @@ const { context } = createApp({
   clock: new ManualClock(),
   logger: silentLogger,
   config: {
-    port: 0, host: "127.0.0.1", databaseUrl: "memory://", dataDir: "/nonexistent", jwtSecret: "x".repeat(32), secretsKey: "x".repeat(32), siiTestCafKeysFile: null, cookieSecure: true,
+    port: 0, host: "127.0.0.1", databaseUrl: "memory://", dataDir: "/nonexistent", jwtSecret: "x".repeat(32), secretsKey: "x".repeat(32), siiTestCafKeysFile: null, cookieSecure: true, trustedProxies: [], registration: "closed",
     quotaFlushMs: 60_000, queryTimeoutMs: 5000, queryMaxRows: 1000, queryMaxCost: 1_000_000, logLevel: "silent",
     maxBodyBytes: 1024 * 1024, mcpAllowedOrigins: [], corsOrigins: [], limits: DEFAULT_LIMITS,
     backup: { dir: "/nonexistent/backups", intervalMs: null, keep: 7 },

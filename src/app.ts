@@ -18,6 +18,8 @@ import { createWebhookRuntime } from "./modules/webhooks/runtime";
 import { createSecretBox } from "./lib/secrets";
 import { hmacSha256 } from "./lib/crypto";
 import { authModule } from "./modules/auth";
+import { installModule } from "./modules/auth/install";
+import { SetupLink } from "./modules/auth/setup-link";
 import { usersModule } from "./modules/users";
 import { clinicModule } from "./modules/clinic";
 import { healthModule } from "./modules/health";
@@ -100,6 +102,7 @@ function buildRoutes(context: AppContext) {
         .use(mcpConnectionsModule(context))
         .use(mcpReportsModule(context))
         .use(backupsModule(context))
+        .use(installModule(context))
         .use(auditModule(context))
         .use(webhooksModule(context))
         .use(remindersModule(context, context.reminders)),
@@ -128,6 +131,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     apiDocument: new ApiDocument(),
     statistics: new PlannerStatistics(deps.database, deps.logger),
     secrets,
+    setup: new SetupLink(deps.clock),
     webhooks: createWebhookRuntime({ ...deps, secrets }),
     reminders: createReminderRuntime(deps),
     backups: deps.database.kind === "postgres" ? null : new BackupScheduler(new BackupStore(deps.database, deps.clock, deps.config.backup, deps.logger), deps.clock, deps.logger),

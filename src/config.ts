@@ -14,9 +14,16 @@ export interface Config {
   jwtSecret: string;
   /** Encrypts the secrets kept in the database (CAF private keys, the SII certificate's key). */
   secretsKey: string;
+  /** Where SECRETS_KEY comes from, for messages: the environment, or the file in DATA_DIR. */
+  secretsKeySource?: string;
   /** A PEM file of extra public keys trusted for CAF signatures (tests and development): their CAFs issue `environment: "test"` documents. */
   siiTestCafKeysFile: string | null;
-  cookieSecure: boolean;
+  /** Whether the refresh cookie is `Secure`: "auto" follows the request's scheme (https directly, or from a trusted proxy). */
+  cookieSecure: CookieSecure;
+  /** Proxies whose `X-Forwarded-Proto` and `X-Forwarded-For` are believed (IPs or CIDRs, TRUSTED_PROXIES). */
+  trustedProxies: string[];
+  /** Who may open a clinic through POST /auth/register (REGISTRATION). */
+  registration: RegistrationPolicy;
   quotaFlushMs: number;
   queryTimeoutMs: number;
   queryMaxRows: number;
@@ -104,6 +111,25 @@ export function reminderSettingsFrom(env: Env): ReminderSettings {
   };
 }
 
+export type CookieSecure = "auto" | boolean;
+export type RegistrationPolicy = "closed" | "open" | "invite";
+
+/** REGISTRATION: `closed` (default: clinics come from the setup link, create-owner or the demo), `open`, or `invite`. */
+export function registrationFrom(raw: string | undefined): RegistrationPolicy {
+  const value = (raw ?? "").trim().toLowerCase() || "closed";
+  if (value !== "closed" && value !== "open" && value !== "invite") throw new Error(`REGISTRATION must be closed, open or invite (got "${raw}")`);
+  return value;
+}
+
+/** COOKIE_SECURE: `auto` (default), `true` or `false`. */
+export function cookieSecureFrom(raw: string | undefined): CookieSecure {
+  const value = (raw ?? "").trim().toLowerCase() || "auto";
+  if (value === "auto") return "auto";
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new Error(`COOKIE_SECURE must be auto, true or false (got "${raw}")`);
+}
+
 /** Webhook delivery (WEBHOOK_* settings). */
 export interface WebhookSettings {
   /** Whether this instance delivers (WEBHOOK_DISPATCHER=off leaves it to others; tests drive it by hand). */
@@ -144,8 +170,10 @@ export function retryScheduleFrom(raw: string | undefined, name = "WEBHOOK_RETRY
 /** The REST rate limits; tests lower or raise them. */
 export interface RestLimits {
   authPerIpPerMinute: number;
-  authFailuresPerEmail: number;
-  authFailureWindowMs: number;
+  /** Failed logins for one email from one address before each further attempt has to wait. */
+  loginFailuresBeforeDelay: number;
+  /** The longest wait (the delay doubles from a second with each further failure); a pair quiet this long is forgotten. */
+  loginMaxDelayMs: number;
   perUserPerMinute: number;
   /** The OAuth server's open endpoints (registration, tokens, revocation), per IP. */
   oauthPerIpPerMinute: number;
@@ -153,8 +181,8 @@ export interface RestLimits {
 
 export const DEFAULT_LIMITS: RestLimits = {
   authPerIpPerMinute: 10,
-  authFailuresPerEmail: 5,
-  authFailureWindowMs: 15 * 60 * 1000,
+  loginFailuresBeforeDelay: 5,
+  loginMaxDelayMs: 15 * 60 * 1000,
   perUserPerMinute: 600,
   oauthPerIpPerMinute: 30,
 };
@@ -233,6 +261,8 @@ export function loadConfig(env: Env = process.env): Config {
   const level = (env.LOG_LEVEL || "info") as LogLevel;
   if (!["debug", "info", "warn", "error", "silent"].includes(level)) throw new Error(`LOG_LEVEL "${level}" is unknown`);
   if (env.NODE_ENV === "production" && !env.SECRETS_KEY) throw new Error("SECRETS_KEY is required when NODE_ENV=production");
+  // Every absolute URL the service builds (OAuth metadata, the setup link) comes from it, never from a request's Host.
+  if (env.NODE_ENV === "production" && !env.PUBLIC_URL?.trim()) throw new Error("PUBLIC_URL is required when NODE_ENV=production (the service's public origin, such as https://clinic.example.com)");
   return {
     port: intFrom(env, "PORT", 3000),
     host: env.HOST || "0.0.0.0",
@@ -246,8 +276,11 @@ export function loadConfig(env: Env = process.env): Config {
       Object.defineProperty(this, "secretsKey", { value, enumerable: true });
       return value;
     },
+    secretsKeySource: env.SECRETS_KEY ? "SECRETS_KEY (the environment)" : `DATA_DIR/secrets-key (${join(dataDir, "secrets-key")})`,
     siiTestCafKeysFile: env.SII_TEST_CAF_KEYS ? resolve(env.SII_TEST_CAF_KEYS) : null,
-    cookieSecure: env.COOKIE_SECURE !== "false",
+    cookieSecure: cookieSecureFrom(env.COOKIE_SECURE),
+    trustedProxies: listFrom(env.TRUSTED_PROXIES),
+    registration: registrationFrom(env.REGISTRATION),
     quotaFlushMs: intFrom(env, "QUOTA_FLUSH_MS", 2000, 10),
     queryTimeoutMs: intFrom(env, "QUERY_TIMEOUT_MS", 5000, 1),
     queryMaxRows: intFrom(env, "QUERY_MAX_ROWS", 1000, 1),

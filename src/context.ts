@@ -14,6 +14,7 @@ import type { McpRuntime } from "./modules/mcp/runtime";
 import type { BackupScheduler } from "./backup/store";
 import type { PlannerStatistics } from "./db/planner-statistics";
 import type { WebhookRuntime } from "./modules/webhooks/runtime";
+import type { SetupLink } from "./modules/auth/setup-link";
 import type { ReminderRuntime } from "./modules/reminders/runtime";
 
 /** What the app is built from: tests hand in their own database, clock and config. */
@@ -62,6 +63,8 @@ export interface AppContext extends AppDeps {
   statistics: PlannerStatistics;
   /** The one box every secret kept in the database is sealed with (SECRETS_KEY): CAF keys, the certificate's key, webhook secrets. */
   secrets: SecretBox;
+  /** The first run's one-time setup token (issued at start while the install has no user). */
+  setup: SetupLink;
   /** Webhook destination rules and this instance's dispatcher. */
   webhooks: WebhookRuntime;
   /** Reminder channels, the tutors' signed links, and this instance's outbox dispatcher. */

@@ -3,7 +3,8 @@
  * --smol, as the binary runs): Bun alone, with PostgreSQL's WebAssembly compiled, and with PGlite
  * opened on the data directory given as the argument, before the service's own code runs (importing the database client loads its drivers and
  * schema, a few megabytes, counted in the first figure).
- * Prints one JSON line of resident megabytes.
+ * Prints one JSON line of resident megabytes. With `--import MODULE`, instead: what importing that
+ * one module adds to Bun alone (`{mb}`).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +15,13 @@ const residentMb = () => {
   Bun.gc(true);
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024);
 };
+
+if (process.argv[2] === "--import") {
+  const before = residentMb();
+  await import(process.argv[3]!);
+  console.log(JSON.stringify({ mb: residentMb() - before }));
+  process.exit(0);
+}
 
 const bun = residentMb();
 const assets = await loadPgliteAssets({ initdb: false });

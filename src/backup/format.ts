@@ -17,9 +17,13 @@ export interface BackupManifest {
   tables: { name: string; columns: string[]; rows: number; sha256: string }[];
 }
 
+export type BackupTrigger = "scheduled" | "manual";
+
 /** The manifest beside the file adds the file's own size and digest. */
 export interface BackupSidecar extends BackupManifest {
   file: string;
+  /** Who asked for it: the schedule, or a person (the API or the `backup` command). Each kind is pruned apart. Absent in older backups: scheduled. */
+  trigger?: BackupTrigger;
   size_bytes: number;
   sha256: string;
 }

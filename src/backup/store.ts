@@ -5,7 +5,9 @@ import type { Database } from "../db/client";
 import type { Clock } from "../lib/clock";
 import { loggableError } from "../lib/error-log";
 import type { Logger } from "../lib/logger";
-import { backupScript, manifestOf, type BackupSidecar } from "./format";
+import { AppError } from "../lib/errors";
+import { MINUTE } from "../lib/clock";
+import { backupScript, manifestOf, type BackupSidecar, type BackupTrigger } from "./format";
 import { sha256, takeSnapshot } from "./snapshot";
 
 const SIDECAR_SUFFIX = ".manifest.json";
@@ -44,12 +46,17 @@ export class BackupStore {
   ) {}
 
   /** Takes a backup now; calls that arrive while one runs share it. */
-  backupNow(): Promise<BackupInfo> {
-    this.running ??= this.write().finally(() => (this.running = undefined));
+  backupNow(trigger: BackupTrigger = "scheduled"): Promise<BackupInfo> {
+    this.running ??= this.write(trigger).finally(() => (this.running = undefined));
     return this.running;
   }
 
-  private async write(): Promise<BackupInfo> {
+  /** Whether a backup is being written now. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  private async write(trigger: BackupTrigger): Promise<BackupInfo> {
     const started = performance.now();
     const createdAt = this.clock.now();
     const snapshot = await takeSnapshot(this.database);
@@ -58,12 +65,12 @@ export class BackupStore {
     const file = backupScript(snapshot, manifest);
     mkdirSync(this.settings.dir, { recursive: true });
     const name = fileName(createdAt);
-    const sidecar: BackupSidecar = { ...manifest, file: name, size_bytes: file.byteLength, sha256: sha256(file) };
+    const sidecar: BackupSidecar = { ...manifest, file: name, trigger, size_bytes: file.byteLength, sha256: sha256(file) };
     const path = join(this.settings.dir, name);
     writeFileSync(`${path}.partial`, file, { mode: 0o600 });
     renameSync(`${path}.partial`, path);
     writeFileSync(`${path}${SIDECAR_SUFFIX}`, JSON.stringify(sidecar, null, 2), { mode: 0o600 });
-    this.prune();
+    this.prune(trigger);
     const timings = { snapshot_ms: Math.round(snapshotMs), total_ms: Math.round(performance.now() - started) };
     this.logger?.info("backup written", { file: path, size_bytes: file.byteLength, rows: snapshot.tables.reduce((n, t) => n + t.rows, 0), ...timings });
     return { ...sidecar, timings };
@@ -84,8 +91,9 @@ export class BackupStore {
       .sort((a, b) => b.created_at.localeCompare(a.created_at));
   }
 
-  private prune(): void {
-    for (const old of this.list().slice(this.settings.keep)) {
+  /** Keeps the newest `keep` of one kind: manual backups never push out the scheduled restore points. */
+  private prune(trigger: BackupTrigger): void {
+    for (const old of this.list().filter((backup) => (backup.trigger ?? "scheduled") === trigger).slice(this.settings.keep)) {
       rmSync(join(this.settings.dir, old.file), { force: true });
       rmSync(join(this.settings.dir, `${old.file}${SIDECAR_SUFFIX}`), { force: true });
     }
@@ -104,6 +112,7 @@ export class BackupStore {
 export class BackupScheduler {
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly since: Date;
+  private lastManualAt: number | undefined;
 
   constructor(
     readonly store: BackupStore,
@@ -119,10 +128,25 @@ export class BackupScheduler {
     this.timer.unref?.();
   }
 
+  /**
+   * A backup a person asks for: one at a time, and at most one a minute (each holds up every
+   * clinic's writes while it reads); it prunes only earlier manual backups.
+   */
+  async takeManual(): Promise<BackupInfo> {
+    if (this.store.busy) throw new AppError("CONFLICT", "A backup is being written now; try again when it has finished");
+    const now = this.clock.now().getTime();
+    if (this.lastManualAt !== undefined && now - this.lastManualAt < MINUTE) {
+      const retryAfter = Math.max(1, Math.ceil((this.lastManualAt + MINUTE - now) / 1000));
+      throw new AppError("RATE_LIMIT_EXCEEDED", "At most one manual backup a minute", { retry_after: retryAfter }, { "retry-after": String(retryAfter) });
+    }
+    this.lastManualAt = now;
+    return this.store.backupNow("manual");
+  }
+
   /** Takes the scheduled backup if it is due; returns whether one was taken. */
   async tick(): Promise<boolean> {
     const due = this.store.nextDue(this.since);
-    if (!due || due.getTime() > this.clock.now().getTime()) return false;
+    if (!due || due.getTime() > this.clock.now().getTime() || this.store.busy) return false;
     try {
       await this.store.backupNow();
       return true;

@@ -25,6 +25,8 @@ Commands:
                              Create a clinic and its owner (password also from OWNER_PASSWORD)
   reset-password --email E   Set a new password for a user (from NEW_PASSWORD, or one line on
                              standard input) and end all of their sessions
+  admin grant|revoke EMAIL   Make a user an install administrator (backups, invitations: the
+                             whole install), or no longer one; the last one is kept
   backup                     Write a backup of the embedded database to BACKUP_DIR now (while
                              the server runs, use POST /api/v1/admin/backups instead)
   restore FILE [--force]     Check a backup and load it into an empty DATA_DIR (--force: move the
@@ -32,6 +34,9 @@ Commands:
   move --to URL              Copy the embedded database into an empty PostgreSQL database,
                              verified table by table, and print the DATABASE_URL to use
   move --from URL [--force]  Copy a PostgreSQL database into DATA_DIR (for local work)
+  secrets rekey --from OLD   Seal every stored secret (CAF keys, the certificate's key, webhook
+                             secrets) again under the current SECRETS_KEY, given the old key they
+                             were sealed with; all or nothing. Stop the servers first
 
 Options:
   -h, --help                 Show this help
@@ -41,10 +46,15 @@ Environment (docs/configuration.md describes each):
   Database     DATABASE_URL (unset: embedded database in DATA_DIR/pg; memory://; postgres://…),
                DATABASE_DIRECT_URL (a session connection beside a transaction-mode pooler),
                DATA_DIR (./data), DATABASE_POOL_SIZE (10), QUERY_POOL_SIZE (4)
-  Listener     PORT (3000), HOST (0.0.0.0), PUBLIC_URL (the address clients use),
+  Listener     PORT (3000), HOST (0.0.0.0), PUBLIC_URL (the address clients use; required
+               with NODE_ENV=production), TRUSTED_PROXIES (proxies whose X-Forwarded-Proto and
+               X-Forwarded-For are believed: IPs or CIDRs),
                CORS_ORIGINS, MCP_ALLOWED_ORIGINS, MAX_BODY_BYTES (1048576), LOG_LEVEL (info)
   Secrets      JWT_SECRET, SECRETS_KEY (both generated into DATA_DIR unless given; required
-               with NODE_ENV=production), COOKIE_SECURE (true; false only for plain http)
+               with NODE_ENV=production; SECRETS_KEY is checked against the database at start),
+               COOKIE_SECURE (auto: Secure when the browser speaks https; true; false)
+  Accounts     REGISTRATION (closed: clinics come from the setup link, create-owner or the demo;
+               open: anyone may register a clinic; invite: with an administrator's invitation)
   MCP          QUOTA_FLUSH_MS (2000), QUERY_TIMEOUT_MS (5000), QUERY_MAX_ROWS (1000),
                QUERY_MAX_COST (1000000)
   SII          SII_TEST_CAF_KEYS (a PEM file of extra trusted CAF keys, for tests)
@@ -59,7 +69,10 @@ Environment (docs/configuration.md describes each):
                WHATSAPP_VERIFY_TOKEN (WhatsApp); REMINDER_DISPATCHER (on; off),
                REMINDER_RETRY_SCHEDULE (1m,5m,30m,2h,6h), REMINDER_TIMEOUT_MS (15000)
   Memory       MEMORY_SOFT_LIMIT_MB (384; 0: never)
-  NODE_ENV     production: secrets must be given, webhook URLs must be https`;
+  NODE_ENV     production: secrets and PUBLIC_URL must be given, webhook URLs must be https
+
+First run: with no account in the database, the server prints a one-time setup link
+(/setup#…, valid 1 hour) that creates the clinic, its owner and the install's administrator.`;
 
 /** One line from standard input (a prompt goes to stderr when it is a terminal). */
 async function readPasswordLine(): Promise<string> {
@@ -104,14 +117,21 @@ export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = 
       const size = values.size ?? "small";
       if (size !== "small" && size !== "large") throw new Error("--size must be small or large");
       const { demoBlock, seedDemo } = await import("./seed");
+      const { verifySecretsKey } = await import("./secrets");
       return withConfiguredDatabase(async (database) => {
+        await verifySecretsKey(database, loadConfig(), systemClock);
         const result = await seedDemo(database, systemClock, size, { replace: values.replace === true, secretsKey: loadConfig().secretsKey });
         console.log(`${demoBlock(result)}\nData: ${database.location}; ${Object.entries(result.counts).map(([table, n]) => `${n} ${table}`).join(", ")}`);
       });
     }
     case "demo": {
       const { demoBlock, seedDemo } = await import("./seed");
-      const result = await withConfiguredDatabase((database) => seedDemo(database, systemClock, "small", { replace: values.replace === true, secretsKey: loadConfig().secretsKey }));
+      const { verifySecretsKey } = await import("./secrets");
+      const result = await withConfiguredDatabase(async (database) => {
+        // The demo seals a test CAF and certificate: under the database's own key, or not at all.
+        await verifySecretsKey(database, loadConfig(), systemClock);
+        return seedDemo(database, systemClock, "small", { replace: values.replace === true, secretsKey: loadConfig().secretsKey });
+      });
       // Printed after "listening", so the logins sit above the request log instead of scrolling away.
       return serve({ onListening: (baseUrl) => console.log(demoBlock(result, baseUrl)), compiledPostgres });
     }
@@ -135,11 +155,30 @@ export async function runCli(argv: string[], { compiledPostgres }: EarlyStart = 
         console.log(JSON.stringify({ msg: "password reset; every session of the user has ended", ...result }));
       });
     }
+    case "admin": {
+      const [, action, email] = positionals;
+      if ((action !== "grant" && action !== "revoke") || !email) throw new Error("admin needs grant or revoke and an EMAIL: admin grant owner@clinic.cl");
+      const { setInstallAdmin } = await import("../modules/users/service");
+      return withConfiguredDatabase(async (database) => {
+        const result = await setInstallAdmin({ db: database.db, clock: systemClock }, email, action === "grant");
+        console.log(JSON.stringify({ msg: action === "grant" ? "install administrator granted" : "install administrator revoked", ...result }));
+      });
+    }
+    case "secrets": {
+      if (positionals[1] !== "rekey" || !values.from) throw new Error("secrets needs rekey --from OLD_KEY: secrets rekey --from OLD_KEY");
+      const { rekeySecrets } = await import("./secrets");
+      const config = loadConfig();
+      return withConfiguredDatabase(async (database) => {
+        const { resealed, already } = await rekeySecrets(database, config, values.from!, systemClock);
+        console.log(JSON.stringify({ msg: "stored secrets sealed under the current key", resealed, already_current: already, key_from: config.secretsKeySource }));
+      });
+    }
     case "backup": {
-      const { backupCommand } = await import("./data");
+      const { backupCommand, secretsKeyNote } = await import("./data");
       const config = loadConfig();
       const taken = await backupCommand(config, systemClock, { compiledPostgres });
-      return void console.log(`backup written: ${taken.file} (${taken.size_bytes} bytes, sha256 ${taken.sha256}) in ${config.backup.dir}`);
+      console.log(`backup written: ${taken.file} (${taken.size_bytes} bytes, sha256 ${taken.sha256}) in ${config.backup.dir}`);
+      return void console.log(secretsKeyNote(config, "backup"));
     }
     case "restore": {
       const file = positionals[1];

@@ -53,7 +53,7 @@ const VISIT_CASES: VisitCase[] = [
   { reason: "Otitis", diagnosis: "Otitis externa", soap: { subjective: "Se rasca la oreja derecha.", objective: "Conducto auditivo eritematoso con secreción ceruminosa.", assessment: "Otitis externa.", plan: "Limpieza y gotas óticas por 10 días.", diagnoses: ["otitis externa"] }, drug: { drug: "Gotas óticas de gentamicina y betametasona", dose: "4 gotas", route: "ótica", frequency: "cada 12 h", duration_days: 10, quantity: "1 frasco 15 ml" } },
   { reason: "Control post operatorio", diagnosis: "Evolución favorable", soap: { subjective: "Control a los 10 días de la cirugía.", objective: "Herida limpia y seca, sin signos de infección.", assessment: "Evolución post operatoria favorable.", plan: "Retiro de puntos; alta.", diagnoses: ["control post operatorio"] }, drug: { drug: "Amoxicilina + ácido clavulánico 250 mg", dose: "12,5 mg/kg", route: "oral", frequency: "cada 12 h", duration_days: 7, quantity: "14 comprimidos" } },
 ];
-const CASE_OF_REASON = new Map(VISIT_CASES.map((c) => [c.reason, c]));
+const CASE_OF_REASON: ReadonlyMap<string, (typeof VISIT_CASES)[number]> = new Map(VISIT_CASES.map((c) => [c.reason, c]));
 
 /** A wall-clock time of a calendar day in the time zone, as an instant (exact across DST changes). */
 function atLocalTime(date: string, hour: number, minute: number, timeZone: string): Date {

@@ -1,10 +1,13 @@
 import { createApp, listenerOptions } from "../app";
-import { loadConfig } from "../config";
+import { loadConfig, type Config } from "../config";
 import { beginOpeningDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { createLogger } from "../lib/logger";
 import { MemoryGovernor } from "../lib/memory-governor";
 import { MigrationFailedError } from "./startup-errors";
+import { isLoopbackHost } from "../http/rate-limit";
+import { hasAnyUser } from "../modules/auth/service";
+import { verifySecretsKey } from "./secrets";
 
 /** How long shutdown waits for in-flight requests before closing anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -27,6 +30,15 @@ class StartupPhases {
   }
 }
 
+/**
+ * The start-up warning for a listener others can reach over plain http (no https PUBLIC_URL in
+ * front): the LAN's other machines see passwords and tokens in clear.
+ */
+export function plainHttpWarning(config: Pick<Config, "host" | "publicUrl">): string | null {
+  if (isLoopbackHost(config.host) || config.publicUrl?.startsWith("https:")) return null;
+  return "sessions work, but passwords cross the LAN in clear: put TLS in front, see Deployment";
+}
+
 /** Serves: read the environment, migrate, listen, and stop cleanly on SIGINT/SIGTERM. */
 export async function serve(options: { onListening?: (baseUrl: string) => void; compiledPostgres?: Promise<WebAssembly.Module> } = {}): Promise<void> {
   const config = loadConfig();
@@ -46,6 +58,12 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
     await context.lifecycle.beforeClose().catch(() => {});
     await database.close().catch(() => {});
     throw new MigrationFailedError(database.location, error);
+  });
+  // A key that does not open this database's secrets stops the start here, with one line that says so.
+  await verifySecretsKey(database, config, systemClock).catch(async (error) => {
+    await context.lifecycle.beforeClose().catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
   });
   phases.end("migrations");
   const memory = new MemoryGovernor({ limitBytes: config.memorySoftLimitMb * 1024 * 1024 });
@@ -80,8 +98,20 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
   }
   const port = app.server?.port ?? config.port;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
-  const baseUrl = `http://${shownHost}:${port}`;
+  const listenUrl = `http://${shownHost}:${port}`;
+  // Clients reach the service at PUBLIC_URL when it is set (behind a proxy, or a name other than
+  // the bind address): every printed URL is that one, so an MCP client given it finds the same
+  // resource the metadata names.
+  const baseUrl = config.publicUrl ?? listenUrl;
+  // Before "listening", so whoever waits for that line has the link too.
+  if (!(await hasAnyUser(context.services))) {
+    // The first run: whoever has the server's output (its operator) creates the first account.
+    const setupUrl = `${baseUrl}/setup#${context.setup.issue()}`;
+    logger.announce("no account exists yet: open the setup link to create the clinic and its owner (valid 1 hour, once)", { setup_url: setupUrl });
+    process.stdout.write(`\nFirst run: open ${setupUrl}\nto create the clinic and its owner (valid for 1 hour, once; a new link is printed at each start until then).\n\n`);
+  }
   logger.announce("listening", {
+    listen: listenUrl,
     base_url: baseUrl,
     console_url: `${baseUrl}/`,
     api_url: `${baseUrl}/api/v1`,
@@ -91,6 +121,8 @@ export async function serve(options: { onListening?: (baseUrl: string) => void; 
     data: database.location,
     startup_ms: phases.end("listen"),
   });
+  const warning = plainHttpWarning(config);
+  if (warning) logger.warn(warning, { host: config.host, port });
   // After listening, so a large table's first ANALYZE never delays /ready.
   context.statistics.start();
   // After migrating: webhook delivery and the morning's due events read the new tables.

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { DataDirLockedError } from "../db/data-dir-lock";
 import { redactUrl } from "../db/client";
 import { isConnectionError } from "../lib/error-log";
+import { SecretsKeyMismatchError } from "./secrets";
 
 /** A start-up step that failed, kept apart so the message can say which step. */
 export class MigrationFailedError extends Error {
@@ -40,7 +41,7 @@ export function describeStartupError(error: unknown, env: Record<string, string 
   const dataDir = resolve(env.DATA_DIR || "./data");
   const url = env.DATABASE_URL?.trim();
   const where = url && url !== "memory://" ? `PostgreSQL at ${redactUrl(url)}` : `the data directory ${dataDir}`;
-  if (error instanceof DataDirLockedError) return error.message;
+  if (error instanceof DataDirLockedError || error instanceof SecretsKeyMismatchError) return error.message;
   const code = errnoCode(error);
   if (url && url !== "memory://" && (isConnectionError(error) || code === "ECONNREFUSED" || code === "ENOTFOUND")) {
     return `${where} cannot be reached: ${messageOf(error instanceof MigrationFailedError ? error.cause : error)}`;

@@ -21,6 +21,8 @@ export interface User {
   email: string;
   name: string;
   role: "owner" | "vet" | "staff";
+  /** An install administrator: sees the Install section. */
+  is_admin?: boolean;
 }
 export interface Session {
   user: User;
@@ -75,6 +77,17 @@ export class Api {
 
   async login(email: string, password: string): Promise<void> {
     this.start(await this.send("POST", "/auth/login", { json: { email, password }, anonymous: true }));
+  }
+
+  /** Whether the install still needs its first account, and how it registers clinics. */
+  setupState(): Promise<{ needed: boolean; registration: "closed" | "open" | "invite" }> {
+    return this.send("GET", "/auth/setup", { anonymous: true });
+  }
+
+  /** The first run's form (with the setup link's token), or a registration with an invitation: both sign the new owner in. */
+  async createClinic(form: { email: string; password: string; name: string; clinic_name: string; timezone?: string; currency?: string }, grant: { token: string } | { invitation: string }): Promise<void> {
+    const path = "token" in grant ? "/auth/setup" : "/auth/register";
+    this.start(await this.send("POST", path, { json: { ...form, ...grant }, anonymous: true }));
   }
 
   async logout(): Promise<void> {

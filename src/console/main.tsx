@@ -13,9 +13,11 @@ import { WebhooksPage } from "./pages/webhooks";
 import { RemindersPage } from "./pages/reminders";
 import { SettingsPage } from "./pages/settings";
 import { SignIn } from "./pages/sign-in";
+import { SetupPage } from "./pages/setup";
+import { InstallPage } from "./pages/install";
 import { TodayPage } from "./pages/today";
 import { PatientPage, TutorPage, TutorsPage } from "./pages/tutors";
-import { ConsoleContext, NoticeLine, OwnerOnly, type Console } from "./ui";
+import { ConsoleContext, NoticeLine, OwnerOnly, useConsole, type Console } from "./ui";
 
 /** Hash routes (`#/tutors/…`), so a reload never leaves `/` and the server serves one page. */
 function useRoute(): string[] {
@@ -30,6 +32,7 @@ function useRoute(): string[] {
 }
 
 function Screen({ route }: { route: string[] }) {
+  const { api, i18n } = useConsole();
   const [section, id, child] = route;
   switch (section) {
     case "tutors":
@@ -80,6 +83,8 @@ function Screen({ route }: { route: string[] }) {
           <SettingsPage />
         </OwnerOnly>
       );
+    case "install":
+      return api.session.value?.user.is_admin ? <InstallPage /> : <p role="alert">{i18n.t("common.notAllowed")}</p>;
     default:
       return <TodayPage />;
   }
@@ -97,6 +102,7 @@ function Shell({ console: c }: { console: Console }) {
     ["billing", i18n.t("nav.billing")],
     ["reminders", i18n.t("nav.reminders")],
     ...(owner ? ([["activity", i18n.t("nav.activity")], ["webhooks", i18n.t("nav.webhooks")], ["mcp", i18n.t("nav.mcp")], ["settings", i18n.t("nav.settings")]] as [string, string][]) : []),
+    ...(session.user.is_admin ? ([["install", i18n.t("nav.install")]] as [string, string][]) : []),
   ];
   const current = route[0] === "patients" ? "tutors" : route[0] === "visits" || route[0] === "notes" ? "today" : route[0] === "invoices" ? "billing" : (route[0] ?? "today");
   return (
@@ -143,6 +149,17 @@ function Root({ console: c }: { console: Console }) {
     c.api.refresh().finally(() => setRestoring(false));
   }, []);
   if (restoring) return <main aria-busy="true">{c.i18n.t("common.loading")}</main>;
+  // The setup and invitation links are pages of their own until they have signed someone in.
+  const newClinic = location.pathname === "/setup" ? "setup" : location.pathname === "/join" ? "join" : null;
+  if (newClinic && !c.api.session.value) {
+    return (
+      <ConsoleContext.Provider value={c}>
+        <main class="center">
+          <SetupPage mode={newClinic} />
+        </main>
+      </ConsoleContext.Provider>
+    );
+  }
   return <ConsoleContext.Provider value={c}>{c.api.session.value ? <Shell console={c} /> : <main class="center"><SignIn /></main>}</ConsoleContext.Provider>;
 }
 

@@ -105,11 +105,11 @@ export function clinicRecords<T extends ClinicTable>(table: T, label: string) {
     },
 
     /**
-     * One page of live rows matching `filters`, in (created_at, id) order: limit + 1 rows in the
+     * One page of live rows matching `filters`, in (created_at, id) order or `keys`': limit + 1 rows in the
      * cursor form (the extra one says there is more), or the page and the total in the offset form.
      */
-    page(ctx: ServiceContext, clinicId: string, filters: (SQL | undefined)[], page: PageRequest): Promise<Page<Row>> {
-      return pageOf<Row>(db(ctx), table, [liveIn(table, clinicId), ...filters], page, order);
+    page(ctx: ServiceContext, clinicId: string, filters: (SQL | undefined)[], page: PageRequest, keys: Keyset<Row> = order): Promise<Page<Row>> {
+      return pageOf<Row>(db(ctx), table, [liveIn(table, clinicId), ...filters], page, keys);
     },
 
     /** Delta sync: the clinic's rows changed after `since`, deleted ones included, oldest change first. */

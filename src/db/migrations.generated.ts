@@ -27,7 +27,10 @@ import m24 from "../../drizzle/0024_webhook_attempts.sql" with { type: "text" };
 import m25 from "../../drizzle/0025_reminders_consents_rights.sql" with { type: "text" };
 import m26 from "../../drizzle/0026_reminders_audit.sql" with { type: "text" };
 import m27 from "../../drizzle/0027_mcp_reader_reminders.sql" with { type: "text" };
-import m28 from "../../drizzle/0028_calendar.sql" with { type: "text" };
+import m28 from "../../drizzle/0028_clinic_first_indexes.sql" with { type: "text" };
+import m29 from "../../drizzle/0029_install_admins.sql" with { type: "text" };
+import m30 from "../../drizzle/0030_oauth_refresh_successor_consent_decisions.sql" with { type: "text" };
+import m31 from "../../drizzle/0031_calendar.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -58,5 +61,8 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0025_reminders_consents_rights", when: 1795838346669, breakpoints: true, sql: m25 },
   { tag: "0026_reminders_audit", when: 1795838348125, breakpoints: true, sql: m26 },
   { tag: "0027_mcp_reader_reminders", when: 1795838349765, breakpoints: true, sql: m27 },
-  { tag: "0028_calendar", when: 1795838884091, breakpoints: true, sql: m28 },
+  { tag: "0028_clinic_first_indexes", when: 1795838788346, breakpoints: true, sql: m28 },
+  { tag: "0029_install_admins", when: 1795839360494, breakpoints: true, sql: m29 },
+  { tag: "0030_oauth_refresh_successor_consent_decisions", when: 1795839704377, breakpoints: true, sql: m30 },
+  { tag: "0031_calendar", when: 1795839743471, breakpoints: true, sql: m31 },
 ];

@@ -5,6 +5,7 @@ import pgliteData from "../../node_modules/@electric-sql/pglite/dist/pglite.data
 import pgliteWasm from "../../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
 import pgTrgmBundle from "../../node_modules/@electric-sql/pglite/dist/pg_trgm.tar.gz" with { type: "file" };
 import hstoreBundle from "../../node_modules/@electric-sql/pglite/dist/hstore.tar.gz" with { type: "file" };
+import btreeGinBundle from "../../node_modules/@electric-sql/pglite/dist/btree_gin.tar.gz" with { type: "file" };
 import btreeGistBundle from "../../node_modules/@electric-sql/pglite/dist/btree_gist.tar.gz" with { type: "file" };
 import type { Extension } from "@electric-sql/pglite";
 import { existsSync, renameSync } from "node:fs";
@@ -20,7 +21,7 @@ export interface PgliteAssets {
   /** Only needed to create a data directory (initdb); an existing one starts without it. */
   initdbWasmModule?: WebAssembly.Module;
   fsBundle: Blob;
-  extensions: { pg_trgm: Extension; hstore: Extension; btree_gist: Extension };
+  extensions: { pg_trgm: Extension; hstore: Extension; btree_gin: Extension; btree_gist: Extension };
 }
 
 /**
@@ -49,6 +50,8 @@ function bundledExtension(name: string, bundle: string): Extension {
 const pgTrgm = bundledExtension("pg_trgm", pgTrgmBundle);
 /** hstore: the event log's trigger compares a row's old and new fields with it (one C operator, no query). */
 const hstore = bundledExtension("hstore", hstoreBundle);
+/** btree_gin: a name search's GIN index holds the clinic beside the trigrams, so it reads only that clinic's matches. */
+const btreeGin = bundledExtension("btree_gin", btreeGinBundle);
 /** btree_gist: the exclusion constraints that keep a vet's or a room's visits apart compare the vet (=) and the time (&&) in one GiST index. */
 const btreeGist = bundledExtension("btree_gist", btreeGistBundle);
 
@@ -80,6 +83,6 @@ export async function loadPgliteAssets(options: { initdb: boolean; compiledPostg
     pgliteWasmModule,
     ...(initdbWasmModule ? { initdbWasmModule } : {}),
     fsBundle: Bun.file(pgliteData),
-    extensions: { pg_trgm: pgTrgm, hstore, btree_gist: btreeGist },
+    extensions: { pg_trgm: pgTrgm, hstore, btree_gin: btreeGin, btree_gist: btreeGist },
   };
 }

@@ -4,7 +4,7 @@ import type { AppContext } from "../context";
 import type { Role } from "../db/schema";
 import { errorResponses, IdParams } from "./common-model";
 import type { Keyset, Page, PageRequest } from "../db/keyset";
-import { PageResponse, updatedSinceQueryField, withDeletedAt } from "./pagination";
+import { PageResponse, updatedSinceQueryField, withDeletedAt, type RecordSource } from "./pagination";
 
 /** Who asks, as a list needs it: the clinic, and its time zone for date filters. */
 export interface ListActor {
@@ -23,7 +23,9 @@ export interface RecordReader<Row> {
 
 /** What a clinic-scoped resource's service offers; each service adds only its own rules. */
 export interface ClinicResourceService<Row, View, Create, Update, Filters> {
+  /** One page of the list, in the order `listKeyset` picks for the filters (the records' keyset by default). */
   list(ctx: ServiceContext, actor: ListActor, filters: Filters, page: PageRequest): Promise<Page<Row>>;
+  listKeyset?(filters: Filters): Keyset<Row>;
   create(ctx: ServiceContext, clinicId: string, input: Create): Promise<View>;
   update(ctx: ServiceContext, clinicId: string, id: string, input: Update): Promise<View>;
   remove(ctx: ServiceContext, clinicId: string, id: string): Promise<void>;
@@ -67,17 +69,19 @@ export function clinicResource<const Name extends string, Item extends TSchema, 
     ...updatedSinceQueryField,
   }) as unknown as ListQuery; // typed as the resource's own query: Eden's types stay as deep as before
   const listItem = withDeletedAt(models.item);
-  const changesSince = (actor: { clinicId: string }, query: Record<string, unknown>) =>
-    paginator.changes(query, records.changes as Keyset<any>, (since, page) => records.changedSince(services, actor.clinicId, since, page), service.view);
+  const source = (actor: { clinicId: string; clinic: { timezone: string } }, query: any): RecordSource<Row> => ({
+    keyset: records.keyset,
+    ...(service.listKeyset ? { keysetFor: service.listKeyset } : {}),
+    page: (page) => service.list(services, { clinicId: actor.clinicId, timezone: actor.clinic.timezone }, query, page),
+    changes: records.changes,
+    changedSince: (since, page) => records.changedSince(services, actor.clinicId, since, page),
+  });
   return new Elysia({ prefix: `/${name}` as `/${Name}`, tags: [name] as never })
     .use(auth)
     .guard({ auth: true })
     .get(
       "/",
-      ({ actor, query }: { actor: { clinicId: string; clinic: { timezone: string } }; query: any }) =>
-        query.updated_since !== undefined
-          ? changesSince(actor, query)
-          : paginator.list(query, records.keyset, (page) => service.list(services, { clinicId: actor.clinicId, timezone: actor.clinic.timezone }, query, page), service.view),
+      ({ actor, query }: { actor: { clinicId: string; clinic: { timezone: string } }; query: any }) => paginator.records(query, source(actor, query), service.view),
       { query: listQuery, response: { 200: PageResponse(listItem), ...errorResponses(400, 401, 422) }, ...withSummary(summaries.list) },
     )
     .post("/", async ({ actor, body, status }: any) => status(201, await service.create(services, actor.clinicId, body)), {

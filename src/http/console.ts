@@ -78,9 +78,13 @@ async function readBundle(bundle: HTMLBundle): Promise<BuiltConsole> {
 }
 
 /** The clinic console at `/` (its screens are hash routes, the consent page too) and its assets. */
-export const consoleModule = (bundle = new ConsoleBundle()) =>
-  new Elysia()
-    .get("/", async () => new Response((await bundle.load()).page, { headers: { "content-type": "text/html;charset=utf-8", "cache-control": "no-cache", ...CONSOLE_SECURITY_HEADERS } }), { detail: { hide: true } })
+export const consoleModule = (bundle = new ConsoleBundle()) => {
+  const page = async () => new Response((await bundle.load()).page, { headers: { "content-type": "text/html;charset=utf-8", "cache-control": "no-cache", ...CONSOLE_SECURITY_HEADERS } });
+  // The first run's setup link and invitation links are pages of their own (their token rides in the fragment, which never reaches a server).
+  return new Elysia()
+    .get("/", page, { detail: { hide: true } })
+    .get("/setup", page, { detail: { hide: true } })
+    .get("/join", page, { detail: { hide: true } })
     .get(
       `${CONSOLE_ASSETS}/*`,
       async ({ path }) => {
@@ -91,3 +95,4 @@ export const consoleModule = (bundle = new ConsoleBundle()) =>
       },
       { detail: { hide: true } },
     );
+};

@@ -53,9 +53,12 @@ export function ledgerResource<const Path extends string, Item extends TSchema, 
     .get(
       "/",
       ({ actor, query }: any): Promise<any> =>
-        query.updated_since !== undefined
-          ? paginator.changes(query, records.changes as any, (since, page) => records.changedSince(services, actor.clinicId, since, page), service.view)
-          : paginator.list(query, records.keyset, (page) => service.list(services, actor.clinicId, actor.clinic.timezone, query, page), service.view),
+        paginator.records(query, {
+          keyset: records.keyset,
+          page: (page) => service.list(services, actor.clinicId, actor.clinic.timezone, query, page),
+          changes: records.changes,
+          changedSince: (since, page) => records.changedSince(services, actor.clinicId, since, page),
+        }, service.view),
       { query: listQuery, response: { 200: CursorPage(withDeletedAt(models.item)), ...errorResponses(400, 401, ...forbidden, 422) } },
     )
     .get("/:id", async ({ actor, params }: any) => service.view(await records.find(services, actor.clinicId, params.id)), {

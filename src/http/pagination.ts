@@ -50,6 +50,23 @@ export const orderQueryField = {
 };
 
 type CursorRequest = Extract<PageRequest, { kind: "cursor" }>;
+/** A list's query as the paginator reads it (its filters are the list's own). */
+type ListQuery = { limit?: number; cursor?: string; offset?: number; order?: "asc" | "desc"; updated_since?: string } & Record<string, unknown>;
+
+/**
+ * A list of records as a route declares it once: its order and page query, and its delta sync
+ * (`updated_since`): the changes' order (updated_at, id) and the rows changed after an instant,
+ * deleted ones included. The paginator answers either from the query (`Paginator.records`).
+ */
+export interface RecordSource<Row, Request extends PageRequest = PageRequest> {
+  /** The list's order; `keysetFor` picks another for a query that asks for one (visits by date). */
+  keyset: Keyset<Row>;
+  keysetFor?(query: Record<string, unknown>): Keyset<Row>;
+  /** One page of the list, in the order the keyset names (a cursor page, or an offset page where the list allows it). */
+  page(page: Request): Promise<Page<Row>>;
+  changes: Keyset<Row>;
+  changedSince(since: Date, page: CursorRequest): Promise<Page<Row>>;
+}
 interface OffsetEnvelope<View> {
   data: View[];
   total_count: number;
@@ -130,6 +147,17 @@ export class Paginator {
       ...view(row),
       deleted_at: deletedAt(row) ? rfc3339(deletedAt(row)!) : null,
     }));
+  }
+
+  /**
+   * A list of records with delta sync, in one call: `updated_since` answers the source's changes
+   * (see `changes`), any other query its list in the order `keysetFor` picks for the query.
+   */
+  records<Row, View>(query: ListQuery & { offset?: undefined }, source: RecordSource<Row, CursorRequest>, view: (row: Row) => View): Promise<CursorPageBody<View>>;
+  records<Row, View>(query: ListQuery, source: RecordSource<Row>, view: (row: Row) => View): Promise<CursorPageBody<View> | OffsetEnvelope<View>>;
+  records<Row, View>(query: ListQuery, source: RecordSource<Row, any>, view: (row: Row) => View): Promise<CursorPageBody<View> | OffsetEnvelope<View>> {
+    if (query.updated_since !== undefined) return this.changes(query, source.changes, source.changedSince, view);
+    return this.list(query, source.keysetFor?.(query) ?? source.keyset, source.page, view);
   }
 
   private encode(values: KeysetValue[], key: ListKey): string {

@@ -51,9 +51,12 @@ export function patientRecords<const Name extends string, Item extends TSchema, 
     .get(
       "/",
       ({ actor, params, query }: any): Promise<any> =>
-        query.updated_since !== undefined
-          ? paginator.changes(query, keysets.changes, (since, page) => service.changedSince(services, actor.clinicId, params.id, since, page), service.view)
-          : paginator.list(query, keysets.list, (page) => service.list(services, actor.clinicId, params.id, page), service.view),
+        paginator.records(query, {
+          keyset: keysets.list,
+          page: (page) => service.list(services, actor.clinicId, params.id, page as PageRequest),
+          changes: keysets.changes,
+          changedSince: (since, page) => service.changedSince(services, actor.clinicId, params.id, since, page),
+        }, service.view),
       {
         auth: true,
         params: IdParams,

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { AppError } from "../lib/errors";
 import { MINUTE, type Clock } from "../lib/clock";
 import { SlidingWindowLog } from "../lib/sliding-window";
@@ -25,23 +26,83 @@ export function clientIp(server: { requestIP(r: Request): { address: string } | 
   return server?.requestIP(request)?.address ?? "local";
 }
 
+type Listener = { requestIP(r: Request): { address: string } | null } | null;
+
+const parsedAddress = (address: string): ipaddr.IPv4 | ipaddr.IPv6 | null => {
+  if (!ipaddr.isValid(address)) return null;
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+};
+
+/**
+ * The reverse proxies in front of the service (TRUSTED_PROXIES: IPs or CIDRs). Only a request
+ * that reached the service from one of them may say, in `X-Forwarded-Proto`, that the browser
+ * spoke https; anyone else's header is ignored.
+ */
+export class TrustedProxies {
+  private readonly ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+  constructor(entries: readonly string[]) {
+    this.ranges = entries.map((entry) => {
+      try {
+        return entry.includes("/") ? ipaddr.parseCIDR(entry) : ([parsedAddress(entry)!, parsedAddress(entry)!.kind() === "ipv4" ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number]);
+      } catch {
+        throw new Error(`TRUSTED_PROXIES must be a comma list of IP addresses or CIDRs such as 10.0.0.1,172.16.0.0/12 (got "${entry}")`);
+      }
+    });
+  }
+
+  trusts(address: string): boolean {
+    const parsed = parsedAddress(address);
+    return !!parsed && this.ranges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
+  }
+
+  /**
+   * The caller's address: the listener's peer, or, when that peer is a trusted proxy, the nearest
+   * address in `X-Forwarded-For` that is not one (anyone else's header is ignored).
+   */
+  clientIp(server: Listener, request: Request): string {
+    const peer = clientIp(server, request);
+    if (!this.trusts(peer)) return peer;
+    const hops = (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter((hop) => ipaddr.isValid(hop));
+    for (let i = hops.length - 1; i >= 0; i--) if (!this.trusts(hops[i]!)) return parsedAddress(hops[i]!)!.toString();
+    return peer;
+  }
+
+  /** Whether the browser reached the service over https: directly, or through a trusted proxy that says so. */
+  isHttps(server: Listener, request: Request): boolean {
+    if (new URL(request.url).protocol === "https:") return true;
+    const forwarded = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
+    return forwarded === "https" && this.trusts(clientIp(server, request));
+  }
+}
+
+/** Whether a listener on `host` can be reached only from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === "localhost") return true;
+  const parsed = parsedAddress(host.replace(/^\[|\]$/g, ""));
+  return !!parsed && parsed.range() === "loopback";
+}
+
+const loginKey = (email: string, ip: string) => `${email}\u0000${ip}`;
+/** The (email, address) pairs remembered at most; past it the quietest are forgotten. */
+const MAX_LOGIN_PAIRS = 100_000;
+
 /**
  * REST rate limits, in process (each instance counts its own traffic):
- * login/register per IP, failed logins per email, the OAuth server's open endpoints per IP,
+ * login/register per IP, failed logins per (email, IP), the OAuth server's open endpoints per IP,
  * and every other call per user.
  */
 export class RestRateLimits {
   private readonly authByIp = new SlidingWindowLog(MINUTE);
   private readonly oauthByIp = new SlidingWindowLog(MINUTE);
-  private readonly failuresByEmail: SlidingWindowLog;
+  private readonly loginFailures = new Map<string, { count: number; lastAt: number }>();
   private readonly byUser = new SlidingWindowLog(MINUTE);
 
   constructor(
     private readonly limits: RestLimits,
     private readonly clock: Clock,
-  ) {
-    this.failuresByEmail = new SlidingWindowLog(limits.authFailureWindowMs);
-  }
+  ) {}
 
   /** Counts one login/register attempt from `ip`; throws 429 past the limit. */
   admitAuthAttempt(ip: string): RateLimitHeaders {
@@ -64,17 +125,54 @@ export class RestRateLimits {
     return headers;
   }
 
-  /** Refuses an email that has failed too often recently, even with the right password. */
-  assertEmailNotLocked(email: string): void {
-    const limit = this.limits.authFailuresPerEmail;
-    const decision = this.failuresByEmail.peek(email, limit, this.clock.now().getTime());
-    if (!decision.allowed) {
-      throw tooMany("TOO_MANY_ATTEMPTS", "Too many failed attempts for this account; try again later", decision.retryAfterMs, headersOf(limit, 0, decision.resetAtMs));
+  /**
+   * Login throttling per (email, address): after `loginFailuresBeforeDelay` failures, each
+   * further attempt from that address for that email waits 1 s, then 2 s, 4 s… up to
+   * `loginMaxDelayMs` after the last failure. Guessing is slowed where it comes from; an attack
+   * from elsewhere never locks the owner out of their own sign-in from their usual address.
+   */
+  assertLoginAllowed(email: string, ip: string): void {
+    const now = this.clock.now().getTime();
+    const entry = this.currentFailures(email, ip, now);
+    if (!entry) return;
+    const readyAt = entry.lastAt + this.delayAfter(entry.count);
+    if (now < readyAt) {
+      throw tooMany("TOO_MANY_ATTEMPTS", "Too many failed attempts for this account from your address; wait before trying again", readyAt - now, headersOf(this.limits.loginFailuresBeforeDelay, 0, readyAt));
     }
   }
 
-  recordFailure(email: string): void {
-    this.failuresByEmail.record(email, this.clock.now().getTime());
+  recordLoginFailure(email: string, ip: string): void {
+    const now = this.clock.now().getTime();
+    const key = loginKey(email, ip);
+    const count = (this.currentFailures(email, ip, now)?.count ?? 0) + 1;
+    this.loginFailures.delete(key); // re-inserted last: the map's order is oldest first
+    this.loginFailures.set(key, { count, lastAt: now });
+    // Bounded: the pairs quiet the longest go first.
+    for (const [oldest] of this.loginFailures) {
+      if (this.loginFailures.size <= MAX_LOGIN_PAIRS) break;
+      this.loginFailures.delete(oldest);
+    }
+  }
+
+  /** A sign-in that succeeded clears its pair's failures. */
+  recordLoginSuccess(email: string, ip: string): void {
+    this.loginFailures.delete(loginKey(email, ip));
+  }
+
+  private currentFailures(email: string, ip: string, now: number) {
+    const key = loginKey(email, ip);
+    const entry = this.loginFailures.get(key);
+    if (entry && now - entry.lastAt >= this.limits.loginMaxDelayMs) {
+      this.loginFailures.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private delayAfter(failures: number): number {
+    const over = failures - this.limits.loginFailuresBeforeDelay;
+    if (over < 0) return 0;
+    return Math.min(1000 * 2 ** Math.min(over, 30), this.limits.loginMaxDelayMs);
   }
 
   /** Counts one authenticated REST call; throws 429 past the per-user limit. */

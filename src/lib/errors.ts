@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   API_KEY_REVOKED: { status: 401, error: "api_key_revoked" },
   API_KEY_EXPIRED: { status: 401, error: "api_key_expired" },
   FORBIDDEN: { status: 403, error: "forbidden" },
+  REGISTRATION_CLOSED: { status: 403, error: "registration_closed" },
   INSUFFICIENT_SCOPE: { status: 403, error: "insufficient_scope" },
   ORIGIN_NOT_ALLOWED: { status: 403, error: "origin_not_allowed" },
   NOT_FOUND: { status: 404, error: "not_found" },

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 
 /**
  * Encrypts secrets kept in the database (CAF private keys, the certificate's key) with AES-256-GCM
@@ -18,8 +18,18 @@ export class SecretUnreadableError extends Error {
   }
 }
 
+const boxKeyOf = (secretsKey: string) => createHash("sha256").update("vet-clinic secrets v1\0").update(secretsKey).digest();
+
+/**
+ * What the database keeps to recognise its key: a MAC of a constant under the box's key. Equal
+ * checks mean the same key; the check gives nothing of the key away.
+ */
+export function secretsKeyCheck(secretsKey: string): string {
+  return "v1." + createHmac("sha256", boxKeyOf(secretsKey)).update("vet-clinic secrets key check").digest("base64url");
+}
+
 export function createSecretBox(secretsKey: string): SecretBox {
-  const key = createHash("sha256").update("vet-clinic secrets v1\0").update(secretsKey).digest();
+  const key = boxKeyOf(secretsKey);
   return {
     seal(plain) {
       const iv = randomBytes(12);

@@ -17,7 +17,7 @@ import type { BackupListView, BackupTakenView } from "../../src/modules/backups/
 import type { InvoiceView } from "../../src/modules/billing/invoices/model";
 import type { TutorView } from "../../src/modules/tutors/model";
 import { createTestApp, type ErrorBody, type TestApp } from "../helpers/app";
-import { PASSWORD, registerClinic, sessionFrom, type ClinicSession } from "../helpers/clinic";
+import { PASSWORD, registerClinic, relogin, sessionFrom, type ClinicSession } from "../helpers/clinic";
 import { makeIssuer } from "../billing/sii-fixtures";
 import { createTestDatabase, databaseKind, POSTGRES_URL, sharedPgliteAssets } from "../helpers/database";
 import { createKey, invoke } from "../mcp/helpers";
@@ -130,7 +130,7 @@ describe.if(databaseKind === "pglite")("backup files", () => {
   test("retention keeps exactly BACKUP_KEEP, the newest", async () => {
     const taken: string[] = [];
     for (let i = 0; i < 5; i++) {
-      t.clock.advance(1000);
+      t.clock.advance(61_000);
       taken.push((await owner.as<BackupTakenView>("POST", "/api/v1/admin/backups")).body.file);
     }
     const listed = (await owner.as<BackupListView>("GET", "/api/v1/admin/backups")).body.backups.map((b) => b.file);
@@ -146,7 +146,35 @@ describe.if(databaseKind === "pglite")("backup files", () => {
     t.clock.advance(HOUR + 1000);
     expect(await scheduler.tick()).toBe(true);
     expect(newest() > before).toBe(true);
-    expect(scheduler.store.list()).toHaveLength(3);
+    // BACKUP_KEEP manual ones and the scheduled one: each kind is pruned apart.
+    expect(scheduler.store.list().map((b) => b.trigger)).toEqual(["scheduled", "manual", "manual", "manual"]);
+  });
+
+  test("manual backups: one a minute (429 with Retry-After), and however many are taken, the scheduled ones stay", async () => {
+    const scheduled = () => t.context.backups!.store.list().filter((b) => b.trigger === "scheduled").map((b) => b.file);
+    const before = scheduled();
+    expect(before.length).toBeGreaterThan(0);
+    t.clock.advance(61_000);
+    owner = await relogin(t, owner);
+    expect((await owner.as("POST", "/api/v1/admin/backups")).status).toBe(201);
+    const again = await owner.as<ErrorBody>("POST", "/api/v1/admin/backups");
+    expect(again.status, again.text).toBe(429);
+    expect(again.body.code).toBe("RATE_LIMIT_EXCEEDED");
+    expect(Number(again.headers.get("retry-after"))).toBeGreaterThan(0);
+    for (let i = 0; i < 7; i++) {
+      t.clock.advance(61_000);
+      expect((await owner.as("POST", "/api/v1/admin/backups")).status).toBe(201);
+    }
+    owner = await relogin(t, owner);
+    expect(scheduled()).toEqual(before);
+  });
+
+  test("one at a time: a manual backup asked for while one is written is refused (409)", async () => {
+    t.clock.advance(61_000);
+    const first = t.context.backups!.takeManual();
+    // Asked for before the first has finished (no minute has to pass for this refusal).
+    await expect(t.context.backups!.takeManual()).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining("being written") });
+    expect((await first).trigger).toBe("manual");
   });
 
   test.each([

@@ -4,7 +4,10 @@
  * spawned server, headless Chromium following the authorization URL to the console's consent
  * page (sign-in first), ticking scopes and a quota, approving, and the code reaching the client's
  * loopback redirect; then tools through the connection, the connection on the MCP page, and
- * its end from there. `bun run test:browser` runs it.
+ * its end from there. Then a browser-based client on an origin listed in MCP_ALLOWED_ORIGINS runs
+ * the whole flow from its own page: the 401's WWW-Authenticate, both metadata documents,
+ * registration, authorization, the token and MCP calls, every one across origins.
+ * `bun run test:browser` runs it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,10 +20,50 @@ import { call, startServer } from "../helpers/server-process";
 import { assert, BrowserRun } from "./harness";
 
 const PASSWORD = "a long password";
+const API_PLACEHOLDER = "__API__";
+
+/**
+ * A browser-based MCP client (like the Inspector) on its own origin: from a 401 it discovers
+ * the server, registers, sends the browser to authorize, and on its callback exchanges the code
+ * and lists the tools, all with fetch across origins.
+ */
+const BROWSER_CLIENT_PAGE = `<!doctype html><meta charset="utf-8"><title>browser client</title><pre id="out">…</pre><script type="module">
+const api = "${API_PLACEHOLDER}";
+const out = (text) => (document.getElementById("out").textContent = text);
+const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+const mcp = (body, token) => fetch(api + "/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(token ? { authorization: "Bearer " + token } : {}) }, body: JSON.stringify(body) });
+async function start() {
+  const first = await mcp({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+  const challenge = first.headers.get("www-authenticate");
+  if (!challenge) throw new Error("WWW-Authenticate is not readable (" + first.status + ")");
+  const resource = await (await fetch(/resource_metadata="([^"]+)"/.exec(challenge)[1])).json();
+  const server = await (await fetch(resource.authorization_servers[0] + "/.well-known/oauth-authorization-server")).json();
+  const redirect = location.origin + "/callback";
+  const client = await (await fetch(server.registration_endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "Browser-based client", redirect_uris: [redirect] }) })).json();
+  const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
+  const challengeS256 = b64url(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
+  sessionStorage.setItem("flow", JSON.stringify({ verifier, client_id: client.client_id, token_endpoint: server.token_endpoint, resource: resource.resource, redirect }));
+  location.assign(server.authorization_endpoint + "?" + new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: redirect, code_challenge: challengeS256, code_challenge_method: "S256", state: "browser-state", scope: "read clinic_context", resource: resource.resource }));
+}
+async function finish() {
+  const flow = JSON.parse(sessionStorage.getItem("flow"));
+  const code = new URLSearchParams(location.search).get("code");
+  const form = new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: flow.verifier, redirect_uri: flow.redirect, client_id: flow.client_id, resource: flow.resource });
+  const tokens = await (await fetch(flow.token_endpoint, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form })).json();
+  const listed = await (await mcp({ jsonrpc: "2.0", id: 2, method: "tools/list" }, tokens.access_token)).json();
+  out("OK " + listed.result.tools.map((tool) => tool.name).join(","));
+}
+(location.pathname === "/callback" ? finish() : start()).catch((error) => out("FAILED " + error));
+</script>`;
+
 const run = await BrowserRun.launch();
 const dataDir = mkdtempSync(join(tmpdir(), "vet-oauth-consent-"));
-const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn" });
+let apiBase = "";
+const browserClient = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(BROWSER_CLIENT_PAGE.replace(API_PLACEHOLDER, apiBase), { headers: { "content-type": "text/html" } }) });
+const browserClientOrigin = `http://127.0.0.1:${browserClient.port}`;
+const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "warn", MCP_ALLOWED_ORIGINS: browserClientOrigin });
 const base = server.baseUrl.replace("localhost", "127.0.0.1");
+apiBase = base;
 await call(base, "POST", "/api/v1/auth/register", { json: { email: "owner@consent.test", password: PASSWORD, name: "Owner", clinic_name: "Consent Clinic" } });
 
 // The client's loopback redirect: it receives the code the browser brings back.
@@ -85,6 +128,20 @@ try {
     assert((await auth(provider, { serverUrl, authorizationCode: code })) === "AUTHORIZED", "the code is exchanged");
   });
 
+  await run.check("a browser-based client on an MCP_ALLOWED_ORIGINS origin runs the whole flow from its page, across origins", async () => {
+    const tab = await context.newPage();
+    await tab.goto(`${browserClientOrigin}/`);
+    await tab.getByTestId("client-name").waitFor({ timeout: 15_000 });
+    assert((await tab.getByTestId("client-name").textContent()) === "Browser-based client", "the consent page names the browser-based client");
+    assert(await tab.getByTestId("unverified-name").isVisible(), "its self-chosen name is marked unverified");
+    await tab.getByRole("button", { name: "Approve" }).click();
+    await tab.waitForURL(/\/callback\?/);
+    await tab.waitForFunction(`!document.getElementById("out").textContent.startsWith("…")`, undefined, { timeout: 15_000 });
+    const text = await tab.locator("#out").innerText();
+    assert(/^OK .*get_clinic_context/.test(text) && !text.includes("query_database"), `the page says: ${text}`);
+    await tab.close();
+  });
+
   await run.check("the connection lists the tools its ticked scopes allow and calls one", async () => {
     const client = new Client({ name: "browser-oauth", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider }));
@@ -129,6 +186,7 @@ try {
   });
 } finally {
   callback.stop(true);
+  browserClient.stop(true);
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

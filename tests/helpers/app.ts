@@ -19,6 +19,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // The stand-in SII of the tests: CAFs it signs are trusted (environment "test").
     siiTestCafKeysFile: testCafKeysFile(),
     cookieSecure: true,
+    trustedProxies: [],
+    // Most tests register clinics of their own; the registration tests set it back to closed.
+    registration: "open",
     quotaFlushMs: 2000,
     queryTimeoutMs: 5000,
     queryMaxRows: 1000,
@@ -32,7 +35,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Tests run the dispatcher by hand (runOnce) with a short schedule, against receivers on 127.0.0.1.
     webhooks: { dispatch: false, retryScheduleMs: [0, 1000, 5000], allowedNetworks: ["127.0.0.0/8"], allowHttp: true, timeoutMs: 2000, dueDays: 7, dueHour: 8 },
     // Generous by default so set-up traffic is not throttled; limit tests lower them.
-    limits: { ...DEFAULT_LIMITS, authPerIpPerMinute: 10_000, authFailuresPerEmail: 10_000, perUserPerMinute: 100_000, oauthPerIpPerMinute: 10_000 },
+    limits: { ...DEFAULT_LIMITS, authPerIpPerMinute: 10_000, loginFailuresBeforeDelay: 10_000, perUserPerMinute: 100_000, oauthPerIpPerMinute: 10_000 },
     ...overrides,
   };
 }

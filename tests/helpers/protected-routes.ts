@@ -56,6 +56,7 @@ const created = async (owner: ClinicSession, path: string, json: unknown) => {
   if (r.status !== 201) throw new Error(`seeding ${path} failed: ${r.text}`);
   return r.body.id;
 };
+const seedReminderRule = (_t: TestApp, owner: ClinicSession) => created(owner, "/reminder-rules", { kind: "vaccination_due", name: "Vacunas", offset: "-7d", channels: ["email"] });
 export const seedTutor = (_t: TestApp, owner: ClinicSession) => created(owner, "/tutors", { name: "Seeded Tutor", phone: "+56911112222" });
 export const seedPatient = async (t: TestApp, owner: ClinicSession) =>
   created(owner, "/patients", { tutor_id: await seedTutor(t, owner), name: "Seeded Pet", species: "dog" });
@@ -160,6 +161,11 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/mcp/usage", roles: ["owner"] },
   { method: "POST", path: "/admin/backups", roles: ["owner"] },
   { method: "GET", path: "/admin/backups", roles: ["owner"] },
+  // Install-wide: install administrators only (tests/install/admin.test.ts walks them with another clinic's owner).
+  { method: "GET", path: "/admin/install", roles: ["owner"] },
+  { method: "POST", path: "/admin/invitations", roles: ["owner"], body: () => ({}) },
+  { method: "GET", path: "/admin/invitations", roles: ["owner"] },
+  { method: "DELETE", path: "/admin/invitations/:id", roles: ["owner"] },
   { method: "GET", path: "/mcp/usage/summary", roles: ["owner"] },
   { method: "GET", path: "/mcp/usage/daily", roles: ["owner"] },
   { method: "GET", path: "/mcp/authorization-requests", roles: ["owner"], query: "?request=not.a.sealed.request" },
@@ -187,7 +193,22 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/webhooks/:id/deliveries", roles: ["owner"], seed: seedWebhook },
   { method: "GET", path: "/webhooks/deliveries/:id/attempts", roles: ["owner"], seed: seedDelivery },
   { method: "POST", path: "/webhooks/deliveries/:id/retry", roles: ["owner"], seed: seedDelivery, readBack: "/audit" },
+  { method: "POST", path: "/tutors/:id/consents", seed: seedTutor, body: () => ({ channel: "email", purpose: "reminders", granted: true }) },
+  { method: "GET", path: "/tutors/:id/consents", seed: seedTutor },
+  { method: "GET", path: "/tutors/:id/export", roles: ["owner"], seed: seedTutor },
+  { method: "POST", path: "/tutors/:id/erase", roles: ["owner"], seed: seedTutor, body: () => ({ confirm_name: "Seeded Tutor" }), readBack: "/tutors/:id" },
+  { method: "POST", path: "/reminder-rules", roles: ["owner"], body: () => ({ kind: "vaccination_due", name: "Vacunas", offset: "-7d", channels: ["email"] }) },
+  { method: "GET", path: "/reminder-rules", roles: ["owner"] },
+  { method: "GET", path: "/reminder-rules/:id", roles: ["owner"], seed: seedReminderRule },
+  { method: "PATCH", path: "/reminder-rules/:id", roles: ["owner"], seed: seedReminderRule, body: () => ({ name: "Renamed" }) },
+  { method: "DELETE", path: "/reminder-rules/:id", roles: ["owner"], seed: seedReminderRule },
+  { method: "GET", path: "/reminders" },
+  { method: "GET", path: "/reminders/channels" },
 ];
 
-/** REST routes that need no access token. */
-export const PUBLIC_ROUTES = ["POST /auth/register", "POST /auth/login", "POST /auth/refresh"];
+/** REST routes that need no access token (the reminder links and WhatsApp's webhook carry their own signature). */
+export const PUBLIC_ROUTES = [
+  "POST /auth/register", "POST /auth/login", "POST /auth/refresh", "GET /auth/setup", "POST /auth/setup",
+  "GET /integrations/whatsapp/webhook", "POST /integrations/whatsapp/webhook",
+  ...["unsubscribe", "confirm", "cancel"].flatMap((action) => [`GET /public/reminders/${action}`, `POST /public/reminders/${action}`]),
+];

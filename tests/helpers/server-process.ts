@@ -39,7 +39,7 @@ export const SERVER_STOP_TIMEOUT_MS = 30_000;
 export async function startServer(env: Record<string, string>, options: { command?: string[]; cwd?: string } = {}): Promise<ServerProcess> {
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== "DATABASE_URL" && name !== "DATABASE_DIRECT_URL") childEnv[name] = value;
-  Object.assign(childEnv, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env });
+  Object.assign(childEnv, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", REGISTRATION: "open", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env });
   if (!env.DATA_DIR) delete childEnv.DATA_DIR;
   const child = Bun.spawn(options.command ?? ["bun", "src/index.ts"], { cwd: options.cwd ?? ROOT, env: childEnv, stdout: "pipe", stderr: "inherit" });
   running.add(child);
@@ -91,7 +91,8 @@ export async function startServer(env: Record<string, string>, options: { comman
     } catch {}
   })();
   return {
-    baseUrl: String(listening.base_url),
+    // The address it listens on: base_url is PUBLIC_URL when that is set.
+    baseUrl: String(listening.listen ?? listening.base_url),
     pid: child.pid,
     lines,
     waitForLog,

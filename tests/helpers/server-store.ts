@@ -14,11 +14,11 @@ export function useServerStore(name: string) {
   let pg: TestDatabase | undefined;
   beforeAll(async () => {
     if (POSTGRES_URL) pg = await createTestDatabase();
-  });
+  }, 30_000);
   afterAll(async () => {
     await pg?.destroy();
     rmSync(dataDir, { recursive: true, force: true });
-  });
+  }, 30_000);
   return {
     /** The PostgreSQL database, or undefined on the embedded one. */
     get pg() {

@@ -84,4 +84,29 @@ describe("MCP", () => {
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.code).toBe("ORIGIN_NOT_ALLOWED");
   });
+
+  test("every OAuth endpoint and both metadata documents answer MCP_ALLOWED_ORIGINS' preflights and calls, WWW-Authenticate exposed; other origins get nothing", async () => {
+    const paths = ["/token", "/register", "/revoke", "/authorize", "/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/openid-configuration"];
+    for (const path of paths) {
+      const allowed = await preflight(path, MCP_ORIGIN);
+      expect(allowed.headers.get("access-control-allow-origin"), path).toBe(MCP_ORIGIN);
+      expect(allowed.headers.get("access-control-allow-methods"), path).toContain("POST");
+      expect((await preflight(path, EVIL)).headers.get("access-control-allow-origin"), path).toBeNull();
+      expect((await preflight(path, APP_ORIGIN)).headers.get("access-control-allow-origin"), path).toBeNull();
+    }
+    for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource/mcp"]) {
+      const r = await t.request("GET", path, { headers: { origin: MCP_ORIGIN } });
+      expect(r.headers.get("access-control-allow-origin")).toBe(MCP_ORIGIN);
+    }
+    const registered = await t.request("POST", "/register", { json: { redirect_uris: ["http://127.0.0.1:6274/oauth/callback"] }, headers: { origin: MCP_ORIGIN } });
+    expect(registered.status, registered.text).toBe(201);
+    expect(registered.headers.get("access-control-allow-origin")).toBe(MCP_ORIGIN);
+    const token = await t.request("POST", "/token", { body: "grant_type=refresh_token&refresh_token=x", headers: { origin: MCP_ORIGIN, "content-type": "application/x-www-form-urlencoded" } });
+    expect(token.status).toBe(400);
+    expect(token.headers.get("access-control-allow-origin")).toBe(MCP_ORIGIN);
+    const unauthorized = await t.request("POST", "/mcp", { json: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { origin: MCP_ORIGIN, accept: "application/json, text/event-stream" } });
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.get("access-control-expose-headers")).toContain("www-authenticate");
+    expect((await t.request("GET", "/.well-known/oauth-authorization-server", { headers: { origin: EVIL } })).headers.get("access-control-allow-origin")).toBeNull();
+  });
 });

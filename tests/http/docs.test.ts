@@ -47,13 +47,25 @@ test("/openapi.json documents every route of the app", async () => {
 test("/docs renders from local assets only (works offline)", async () => {
   const page = await t.request("GET", "/docs");
   expect(page.status).toBe(200);
-  expect(page.text).toContain("SwaggerUIBundle");
+  expect(page.text).toContain("swagger-ui-bundle.js");
   expect(page.text).not.toMatch(/(src|href)="https?:/);
   for (const asset of ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css"]) {
     const response = await t.app.handle(new Request(`http://localhost${asset}`));
     expect(response.status, asset).toBe(200);
     expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
   }
+});
+
+test("/docs may not be framed, runs only its own scripts, and Swagger UI keeps no token in localStorage", async () => {
+  const page = await t.request("GET", "/docs");
+  const csp = page.headers.get("content-security-policy")!;
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+  expect(page.headers.get("x-frame-options")).toBe("DENY");
+  expect(page.text).not.toMatch(/<script>(?!<)/);
+  const start = await t.request("GET", "/docs/assets/start.js");
+  expect(start.text).toContain("persistAuthorization: false");
 });
 
 test("every operation is complete: id, summary, tag, security per surface, bodies with schema and example, integers as integers, real defaults", async () => {

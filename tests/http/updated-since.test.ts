@@ -25,6 +25,8 @@ const NOT_RECORDS: Record<string, string> = {
   "/api/v1/mcp/usage": "an append-only log, filtered by date_from/date_to",
   "/api/v1/audit": "the event log itself, append-only, filtered by date_from/date_to",
   "/api/v1/webhooks/{id}/deliveries": "an attempt log of one webhook, newest first",
+  "/api/v1/reminders": "the reminder outbox, newest first, filtered by state; sends and failures are also events in /audit",
+  "/api/v1/reminder-rules": "the clinic's few reminder settings, read whole; each change is an event in /audit",
 };
 
 const created = async (path: string, json: unknown) => {

@@ -30,7 +30,6 @@ describe("discovery", () => {
       const r = await t.request<Record<string, unknown>>("GET", path);
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN], scopes_supported: ["read", "query", "clinic_context"], bearer_methods_supported: ["header"] });
-      expect(r.headers.get("access-control-allow-origin")).toBe("*");
     }
     const as = await discover(t);
     expect(as).toMatchObject({
@@ -176,15 +175,17 @@ describe("tokens", () => {
 });
 
 describe("the authorization endpoint", () => {
-  test("a wrong resource, a missing state or a missing PKCE challenge goes back to the client as an error", async () => {
+  test("a wrong resource, a missing state or PKCE, or another response type shows an error page, never a redirect (RFC 9700 §4.11.2)", async () => {
     const client = await registerClient(t);
-    const wrong = await authorize(t, owner, client, { extra: { resource: "https://elsewhere.example/mcp" } });
-    expect(wrong.callback.searchParams.get("error")).toBe("invalid_target");
-    expect(wrong.callback.searchParams.get("iss")).toBe(ORIGIN);
-    const noState = await authorize(t, owner, client, { extra: { state: "" } });
-    expect(noState.callback.searchParams.get("error")).toBe("invalid_request");
-    const plain = await authorize(t, owner, client, { extra: { code_challenge_method: "plain" } });
-    expect(plain.callback.searchParams.get("error")).toBe("invalid_request");
+    const params = (extra: Record<string, string>) =>
+      new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT_URI, code_challenge: "x".repeat(43), code_challenge_method: "S256", state: "s", ...extra });
+    const cases: Record<string, string>[] = [{ resource: "https://elsewhere.example/mcp" }, { state: "" }, { code_challenge_method: "plain" }, { code_challenge: "" }, { response_type: "token" }];
+    for (const extra of cases) {
+      const r = await t.app.handle(new Request(`${ORIGIN}/authorize?${params(extra)}`));
+      expect(r.status, JSON.stringify(extra)).toBe(400);
+      expect(r.headers.get("location")).toBeNull();
+      expect(r.headers.get("content-type")).toContain("text/html");
+    }
   });
 
   test("the origin and a trailing slash bind to the canonical resource; a loopback redirect matches on any port", async () => {

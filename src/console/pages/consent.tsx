@@ -5,7 +5,9 @@ import { Field, useAction, useConsole, useLoad } from "../ui";
 interface AuthorizationRequest {
   client_id: string;
   client_name: string;
+  client_name_verified: boolean;
   redirect_host: string;
+  redirect_scheme: string;
   loopback_only: boolean;
   requested_scopes: string[];
   scopes_supported: string[];
@@ -42,8 +44,17 @@ export function ConsentPage() {
       <p>
         <strong data-testid="client-name">{data.client_name}</strong> {i18n.t("consent.asks")}
       </p>
+      {!data.client_name_verified && (
+        <p role="note" class="warning" data-testid="unverified-name">
+          {i18n.t("consent.unverifiedName")}
+        </p>
+      )}
       <p>
         {i18n.t("consent.redirect")} <code data-testid="redirect-host">{data.redirect_host}</code>
+      </p>
+      <p>
+        {i18n.t("consent.redirectScheme")} <code data-testid="redirect-scheme">{data.redirect_scheme}</code>
+        {data.redirect_scheme !== "https" && data.redirect_scheme !== "http" && <span data-testid="app-scheme-warning"> {i18n.t("consent.appScheme")}</span>}
       </p>
       {data.loopback_only && (
         <p role="note" class="warning" data-testid="loopback-warning">

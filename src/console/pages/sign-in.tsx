@@ -1,5 +1,5 @@
 /** @jsxImportSource preact */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { describeError, Field, useConsole } from "../ui";
 
 /** Email and password; shown alone at first, and over the page when a session ends. */
@@ -9,6 +9,10 @@ export function SignIn({ expired = false }: { expired?: boolean }) {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [noUserYet, setNoUserYet] = useState(false);
+  useEffect(() => {
+    if (!expired) api.setupState().then((state) => setNoUserYet(state.needed), () => {});
+  }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -25,6 +29,11 @@ export function SignIn({ expired = false }: { expired?: boolean }) {
     <form class="card sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
       <h1 id="sign-in-title">{i18n.t("signIn.title")}</h1>
       {expired && <p role="status">{i18n.t("signIn.expired")}</p>}
+      {noUserYet && (
+        <p role="status" data-testid="no-user-yet">
+          {i18n.t("signIn.noUserYet")}
+        </p>
+      )}
       <Field label={i18n.t("signIn.email")}>
         <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
       </Field>

@@ -33,6 +33,10 @@ export const invoices = pgTable(
     index("invoices_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("invoices_clinic_emitted_idx").on(t.clinic_id, t.emitted_at, t.id).where(live(t)),
     index("invoices_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
+    // The timeline reaches a patient's invoices through its visits.
+    index("invoices_clinic_visit_idx").on(t.clinic_id, t.visit_id).where(live(t)),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("invoices_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("invoices_status_check", sql`${t.status} in ('draft', 'emitted', 'paid', 'void', 'credited')`),
     check("invoices_paid_within_total", sql`${t.paid_amount} >= 0 and ${t.credited_amount} >= 0 and ${t.paid_amount} + ${t.credited_amount} <= ${t.total_amount}`),
   ],
@@ -75,6 +79,8 @@ export const payments = pgTable(
     index("payments_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("payments_clinic_paid_idx").on(t.clinic_id, t.paid_at).where(live(t)),
     index("payments_invoice_idx").on(t.invoice_id),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("payments_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("payments_amount_positive", sql`${t.amount} > 0`),
     check("payments_refund_within_amount", sql`${t.refunded_amount} >= 0 and ${t.refunded_amount} <= ${t.amount}`),
   ],
@@ -100,6 +106,8 @@ export const refunds = pgTable(
     index("refunds_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("refunds_clinic_refunded_idx").on(t.clinic_id, t.refunded_at).where(live(t)),
     index("refunds_payment_idx").on(t.payment_id),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("refunds_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("refunds_amount_positive", sql`${t.amount} > 0`),
   ],
 );
@@ -152,6 +160,8 @@ export const taxDocuments = pgTable(
       .where(sql`${t.doc_type} in (33, 39)`),
     index("tax_documents_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("tax_documents_clinic_issued_idx").on(t.clinic_id, t.issued_at, t.id).where(live(t)),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("tax_documents_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("tax_documents_doc_type_check", sql`${t.doc_type} in (33, 39, 61)`),
   ],
 );

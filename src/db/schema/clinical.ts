@@ -26,7 +26,8 @@ export const clinicalNotes = pgTable(
     ...softDeleteColumn(),
   },
   (t) => [
-    index("clinical_notes_clinic_visit_idx").on(t.clinic_id, t.visit_id, t.created_at, t.id).where(live(t)),
+    // Deleted ones too: delta sync reads a visit's records, deleted ones included, through it.
+    index("clinical_notes_clinic_visit_idx").on(t.clinic_id, t.visit_id, t.created_at, t.id),
     index("clinical_notes_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id).where(live(t)),
     // A signed note is whole: both marks or neither, and it is never deleted.
     check("clinical_notes_signed_check", sql`(${t.signed_at} is null) = (${t.signed_by} is null)`),
@@ -66,7 +67,8 @@ export const vitals = pgTable(
     ...softDeleteColumn(),
   },
   (t) => [
-    index("vitals_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id).where(live(t)),
+    // Deleted ones too: delta sync reads a patient's records, deleted ones included, through it.
+    index("vitals_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id),
     index("vitals_clinic_patient_measured_idx").on(t.clinic_id, t.patient_id, t.measured_at, t.id).where(live(t)),
     check(
       "vitals_some_measure_check",
@@ -103,7 +105,8 @@ export const vaccinations = pgTable(
     ...softDeleteColumn(),
   },
   (t) => [
-    index("vaccinations_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id).where(live(t)),
+    // Deleted ones too: delta sync reads a patient's records, deleted ones included, through it.
+    index("vaccinations_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id),
     // The due list: open due dates of the clinic in date order.
     index("vaccinations_clinic_due_idx").on(t.clinic_id, t.next_due_on, t.id).where(sql`${t.deleted_at} is null and ${t.due_closed_at} is null and ${t.next_due_on} is not null`),
     check("vaccinations_reminder_status_check", sql`${t.reminder_status} in ('pending', 'contacted', 'booked', 'declined')`),
@@ -131,7 +134,8 @@ export const prescriptions = pgTable(
     ...softDeleteColumn(),
   },
   (t) => [
-    index("prescriptions_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id).where(live(t)),
+    // Deleted ones too: delta sync reads a patient's records, deleted ones included, through it.
+    index("prescriptions_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id),
     check("prescriptions_cancel_check", sql`(${t.cancelled_at} is null) = (${t.cancel_reason} is null)`),
   ],
 );

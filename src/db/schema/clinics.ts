@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, integer, pgTable, text, uniqueIndex, uuid, index } from "drizzle-orm/pg-core";
+import { boolean, check, integer, pgTable, text, uniqueIndex, uuid, index } from "drizzle-orm/pg-core";
 import { timestampColumn, softDeleteColumn } from "./columns";
 
 export const PLANS = ["standard", "pro", "enterprise"] as const;
@@ -51,6 +51,8 @@ export const users = pgTable(
     name: text("name").notNull(),
     role: text("role").$type<Role>().notNull(),
     password_hash: text("password_hash").notNull(),
+    /** An install administrator: may act on the whole install (backups, invitations), whatever their clinic role. */
+    is_admin: boolean("is_admin").notNull().default(false),
     created_at: timestampColumn("created_at").notNull(),
     updated_at: timestampColumn("updated_at").notNull(),
     ...softDeleteColumn(),

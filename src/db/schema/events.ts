@@ -42,6 +42,8 @@ export const events = pgTable(
     index("events_clinic_occurred_idx").on(t.clinic_id, t.occurred_at, t.seq),
     index("events_clinic_entity_idx").on(t.clinic_id, t.entity_type, t.entity_id),
     index("events_clinic_actor_idx").on(t.clinic_id, t.actor_id),
+    // The audit's action filter: a rare action is found without reading the clinic's other events.
+    index("events_clinic_action_idx").on(t.clinic_id, t.action, t.occurred_at, t.seq),
   ],
 );
 
@@ -66,7 +68,8 @@ export const webhookEndpoints = pgTable(
     updated_at: timestampColumn("updated_at").notNull(),
     deleted_at: timestampColumn("deleted_at"),
   },
-  (t) => [index("webhook_endpoints_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(sql`${t.deleted_at} is null`)],
+  // Deleted ones too: delta sync reads the clinic's endpoints, deleted ones included, through it.
+  (t) => [index("webhook_endpoints_clinic_created_idx").on(t.clinic_id, t.created_at, t.id)],
 );
 
 export const DELIVERY_STATES = ["pending", "succeeded", "failed"] as const;

@@ -7,5 +7,6 @@ export * from "./clinical";
 export * from "./oauth";
 export * from "./events";
 export * from "./sii";
+export * from "./install";
 export * from "./calendar";
 export * from "./reminders";

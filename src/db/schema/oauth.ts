@@ -77,7 +77,22 @@ export const oauthTokens = pgTable(
     expires_at: timestampColumn("expires_at").notNull(),
     /** When a refresh token was exchanged for a new pair; it is honoured for a grace window after. */
     rotated_at: timestampColumn("rotated_at"),
+    /**
+     * The answer a refresh token was exchanged for, sealed with the secret box: presented again
+     * within the grace window, it gets this same answer, so a connection never forks in two chains.
+     */
+    successor: text("successor"),
     created_at: timestampColumn("created_at").notNull(),
   },
   (t) => [uniqueIndex("oauth_tokens_hash_key").on(t.token_hash), index("oauth_tokens_connection_idx").on(t.connection_id)],
 );
+
+/**
+ * Authorization requests the owner has approved or denied, by the request's random id: a
+ * signed request is decided once. Rows outlive the request's own expiry only briefly.
+ */
+export const oauthConsentDecisions = pgTable("oauth_consent_decisions", {
+  request_id: text("request_id").primaryKey(),
+  decided_at: timestampColumn("decided_at").notNull(),
+  expires_at: timestampColumn("expires_at").notNull(),
+});

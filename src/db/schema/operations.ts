@@ -20,8 +20,13 @@ export const tutors = pgTable(
   },
   (t) => [
     index("tutors_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
-    // Search is accent- and case-insensitive: trigrams over fold_name(name) (migration 0005 defines it).
-    index("tutors_name_folded_trgm_idx").using("gin", sql`fold_name(${t.name}) gin_trgm_ops`).where(live(t)),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("tutors_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
+    // Search is accent- and case-insensitive: trigrams over fold_name(name) (migration 0005 defines
+    // it), keyed by the clinic too (btree_gin), so a search reads only its clinic's matches.
+    // Without fastupdate: a GIN pending list is only merged by VACUUM, which the embedded database
+    // never runs, and a search scans all of it; names change rarely, so each write merges its own.
+    index("tutors_clinic_name_trgm_idx").using("gin", t.clinic_id, sql`fold_name(${t.name}) gin_trgm_ops`).with({ fastupdate: false }).where(live(t)),
   ],
 );
 
@@ -47,7 +52,9 @@ export const patients = pgTable(
   (t) => [
     index("patients_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("patients_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
-    index("patients_name_folded_trgm_idx").using("gin", sql`fold_name(${t.name}) gin_trgm_ops`).where(live(t)),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("patients_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
+    index("patients_clinic_name_trgm_idx").using("gin", t.clinic_id, sql`fold_name(${t.name}) gin_trgm_ops`).with({ fastupdate: false }).where(live(t)),
   ],
 );
 
@@ -90,8 +97,12 @@ export const visits = pgTable(
   (t) => [
     index("visits_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("visits_clinic_scheduled_idx").on(t.clinic_id, t.scheduled_at, t.id).where(live(t)),
-    index("visits_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id).where(live(t)),
+    // Deleted visits too: the timeline finds a patient's invoices through its visits, whatever became of them.
+    index("visits_clinic_patient_idx").on(t.clinic_id, t.patient_id, t.created_at, t.id),
     index("visits_clinic_vet_scheduled_idx").on(t.clinic_id, t.vet_id, t.scheduled_at, t.id).where(live(t)),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("visits_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
+
     check(
       "visits_status_check",
       sql`${t.status} in ('requested', 'scheduled', 'in_progress', 'completed', 'cancelled', 'no_show')`,
@@ -121,6 +132,9 @@ export const alerts = pgTable(
   (t) => [
     index("alerts_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
     index("alerts_clinic_status_idx").on(t.clinic_id, t.status, t.created_at, t.id).where(live(t)),
+    // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
+    index("alerts_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
+
     check(
       "alerts_kind_check",
       sql`${t.kind} in ('vaccine_due', 'follow_up', 'allergy', 'overdue_invoice', 'custom')`,

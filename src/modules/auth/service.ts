@@ -8,6 +8,7 @@ import { isValidTimeZone } from "../../lib/time";
 import { clinicView } from "../clinic/service";
 import type { ClinicView } from "../clinic/model";
 import { hashPassword, normalizeEmail, userView } from "../users/service";
+import { useInvitation } from "./invitations";
 import type { UserView } from "../users/model";
 import type { LoginInput, RegisterInput } from "./model";
 
@@ -49,8 +50,15 @@ async function sessionFor(ctx: ServiceContext, user: UserRow, familyId: string):
   return { user: userView(user), clinic: clinicView(clinic), refreshToken: await issueRefreshToken(ctx, user, familyId) };
 }
 
-/** Creates a clinic (plan standard) and its owner, and starts a session. */
-export async function register(ctx: ServiceContext, input: RegisterInput): Promise<Session> {
+/** How a registration is admitted besides the policy: only as the install's first account (the setup link), or with an invitation. */
+export interface RegisterTerms {
+  onlyIfEmpty?: boolean;
+  /** An invitation token: it must be live, and is used up in the same transaction. */
+  invitation?: string;
+}
+
+/** Creates a clinic (plan standard) and its owner, and starts a session. The install's first account is its first administrator. */
+export async function register(ctx: ServiceContext, input: RegisterInput, terms: RegisterTerms = {}): Promise<Session> {
   const email = normalizeEmail(input.email);
   const timezone = input.timezone ?? "UTC";
   if (!isValidTimeZone(timezone)) {
@@ -62,6 +70,9 @@ export async function register(ctx: ServiceContext, input: RegisterInput): Promi
     return await ctx.db.transaction(async (tx) => {
       const [taken] = await tx.select({ id: users.id }).from(users).where(and(eq(users.email, email), isNull(users.deleted_at)));
       if (taken) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
+      // The install's first account is its first administrator.
+      const [anyone] = await tx.select({ id: users.id }).from(users).limit(1);
+      if (anyone && terms.onlyIfEmpty) throw new AppError("FORBIDDEN", "This install already has its first account; sign in instead");
       const clinicId = newId();
       await tx.insert(clinics).values({
         id: clinicId,
@@ -73,14 +84,21 @@ export async function register(ctx: ServiceContext, input: RegisterInput): Promi
       });
       const [user] = await tx
         .insert(users)
-        .values({ id: newId(), clinic_id: clinicId, email, name: input.name.trim(), role: "owner", password_hash: passwordHash, created_at: now, updated_at: now })
+        .values({ id: newId(), clinic_id: clinicId, email, name: input.name.trim(), role: "owner", is_admin: !anyone, password_hash: passwordHash, created_at: now, updated_at: now })
         .returning();
+      if (terms.invitation !== undefined) await useInvitation({ db: tx, clock: ctx.clock }, terms.invitation, user!.id);
       return sessionFor({ db: tx, clock: ctx.clock }, user!, newId());
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
     throw error;
   }
+}
+
+/** Whether any account exists (a deleted one counts: the install was set up). */
+export async function hasAnyUser(ctx: ServiceContext): Promise<boolean> {
+  const [anyone] = await ctx.db.select({ id: users.id }).from(users).limit(1);
+  return anyone !== undefined;
 }
 
 export async function login(ctx: ServiceContext, input: LoginInput): Promise<Session> {

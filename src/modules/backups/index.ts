@@ -7,26 +7,29 @@ import { BackupListModel, BackupTakenModel } from "./model";
 
 const ON_POSTGRES = "This server runs on PostgreSQL: back it up with pg_dump or your provider's managed backups (see docs/backups.md)";
 
-const backupView = ({ file, created_at, size_bytes, sha256, schema_version, schema_tag, app_version, tables }: BackupInfo) => ({
-  file, created_at, size_bytes, sha256, schema_version, schema_tag, app_version,
+const backupView = ({ file, trigger, created_at, size_bytes, sha256, schema_version, schema_tag, app_version, tables }: BackupInfo) => ({
+  file, trigger: trigger ?? "scheduled", created_at, size_bytes, sha256, schema_version, schema_tag, app_version,
   tables: tables.map(({ name, rows, sha256: digest }) => ({ name, rows, sha256: digest })),
 });
 
-/** Backups of the embedded database, for the owner: take one now, list them. */
+/** Backups of the embedded database, for install administrators: take one now, list them. */
 export const backupsModule = ({ auth, backups, config }: AppContext) =>
   new Elysia({ prefix: "/admin/backups", tags: ["admin"] as never })
     .use(auth)
-    .guard({ auth: ["owner"] as const })
+    .guard({ auth: "admin" as const })
     .post(
       "/",
       async ({ status }) => {
         if (!backups) throw new AppError("CONFLICT", ON_POSTGRES);
-        const taken = await backups.store.backupNow();
+        const taken = await backups.takeManual();
         return status(201, { ...backupView(taken), timings: taken.timings ?? { snapshot_ms: 0, total_ms: 0 } });
       },
       {
-        response: { 201: BackupTakenModel, ...errorResponses(401, 403, 409) },
-        detail: { summary: "Take a backup of the embedded database now (writes wait only while it is read)", "x-statuses": { "409": "CONFLICT: the server runs on PostgreSQL" } },
+        response: { 201: BackupTakenModel, ...errorResponses(401, 403, 409, 429) },
+        detail: {
+          summary: "Take a backup of the embedded database now (writes wait only while it is read); at most one a minute, never pruning scheduled ones",
+          "x-statuses": { "409": "CONFLICT: the server runs on PostgreSQL, or a backup is being written", "429": "RATE_LIMIT_EXCEEDED: a manual backup was taken less than a minute ago" },
+        },
       },
     )
     .get(

@@ -3,6 +3,7 @@ import { Nullable, NullableString, NullableTimestamp, Timestamp } from "../../ht
 
 export const BackupModel = t.Object({
   file: t.String({ description: "The file's name in BACKUP_DIR" }),
+  trigger: t.Union([t.Literal("scheduled"), t.Literal("manual")], { description: "scheduled (BACKUP_INTERVAL) or manual (the API or the backup command); BACKUP_KEEP applies to each apart" }),
   created_at: Timestamp,
   size_bytes: t.Integer(),
   sha256: t.String({ description: "SHA-256 of the file (hex)" }),

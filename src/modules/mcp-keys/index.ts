@@ -24,9 +24,7 @@ export const mcpKeysModule = ({ auth, services, paginator, mcp }: AppContext) =>
     .get(
       "/keys",
       ({ actor, query }) =>
-        query.updated_since !== undefined
-          ? paginator.changes(query, keys.KEY_CHANGES, (since, page) => keys.keyChanges(services, actor.clinicId, since, page), keys.keyView)
-          : paginator.list(query, keys.KEY_KEYSET, (page) => keys.listKeys(services, actor.clinicId, page), keys.keyView),
+        paginator.records(query, { keyset: keys.KEY_KEYSET, page: (page) => keys.listKeys(services, actor.clinicId, page), changes: keys.KEY_CHANGES, changedSince: (since, page) => keys.keyChanges(services, actor.clinicId, since, page) }, keys.keyView),
       { query: KeyListQuery, response: { 200: CursorPage(withDeletedAt(ApiKeyModel)), ...errorResponses(400, 401, 403, 422) } },
     )
     .get("/keys/:id", ({ actor, params }) => keys.getKey(services, actor.clinicId, params.id), {

@@ -22,9 +22,7 @@ export const mcpReportsModule = ({ auth, services, paginator, database, mcp }: A
     .get(
       "/reports",
       ({ actor, query }) =>
-        query.updated_since !== undefined
-          ? paginator.changes(query, reports.REPORT_CHANGES, (since, page) => reports.reportChanges(ctx, actor.clinicId, since, page), reports.reportView)
-          : paginator.list(query, reports.REPORT_KEYSET, (page) => reports.listReports(ctx, actor.clinicId, page), reports.reportView),
+        paginator.records(query, { keyset: reports.REPORT_KEYSET, page: (page) => reports.listReports(ctx, actor.clinicId, page), changes: reports.REPORT_CHANGES, changedSince: (since, page) => reports.reportChanges(ctx, actor.clinicId, since, page) }, reports.reportView),
       { query: ReportListQuery, response: { 200: CursorPage(withDeletedAt(ReportModel)), ...errorResponses(400, 401, 403, 422) } },
     )
     .get("/reports/templates", ({ actor }) => ({ templates: reportTemplates(actor.clinic.timezone) }), {

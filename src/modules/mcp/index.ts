@@ -11,15 +11,17 @@ import { bearerChallenge, publicOrigin } from "../oauth/metadata";
 
 /**
  * A 401 from the MCP endpoints tells an OAuth client where to start (RFC 9728 §5.1): the
- * protected-resource metadata and the scopes to ask for; `invalid_token` when a credential was
- * sent and refused, nothing more when none was.
+ * protected-resource metadata and the scopes to ask for; `invalid_token` when a Bearer token was
+ * sent and refused, no error code when none was or the credentials were of another scheme
+ * (Basic, …), which is a request without authentication information (RFC 6750 §3.1).
  */
 async function challenged<T>(request: Request, origin: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (!(error instanceof AppError) || error.status !== 401) throw error;
-    const refused = error.code !== "AUTH_REQUIRED";
+    const bearer = /^bearer(\s|$)/i.test(request.headers.get("authorization")?.trim() ?? "");
+    const refused = error.code !== "AUTH_REQUIRED" && bearer;
     const challenge = bearerChallenge(origin, refused ? { error: "invalid_token", description: error.message } : {});
     throw new AppError(error.code, error.message, error.details, { ...error.headers, "www-authenticate": challenge });
   }

@@ -1,14 +1,9 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { toolJsonSchema } from "../../http/json-schema";
 import { AppError } from "../../lib/errors";
 import { invokeTool, type InvokeOutcome } from "./invoke";
-import { registerSurface, SURFACE_CAPABILITIES } from "./surface";
 import type { McpRuntime } from "./runtime";
 import type { Config } from "../../config";
 import { isLoopbackHost } from "../oauth/redirect-uris";
-import pkg from "../../../package.json";
+import { isUnknownTool, toolResultJson, unknownToolError } from "./tool-result";
 
 /** Browsers send Origin; a page on another site must not drive a local server (DNS rebinding). */
 export function assertOriginAllowed(request: Request, allowed: readonly string[]): void {
@@ -49,13 +44,13 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  * well-formed `tools/call`; anything else (batches, other methods, odd shapes, errors to report)
  * goes through the SDK, which answers it as the protocol says.
  */
-function plainToolCall(request: Request, body: unknown): PlainToolCall | undefined {
+function plainToolCall(request: Request, body: unknown, supportedVersions: readonly string[]): PlainToolCall | undefined {
   const accept = request.headers.get("accept") ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
   const mediaType = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/json") return undefined;
   const version = request.headers.get("mcp-protocol-version");
-  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  if (version !== null && !supportedVersions.includes(version)) return undefined;
   if (!isPlainObject(body) || body.jsonrpc !== "2.0" || body.method !== "tools/call") return undefined;
   const id = body.id;
   if (!(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return undefined;
@@ -64,13 +59,6 @@ function plainToolCall(request: Request, body: unknown): PlainToolCall | undefin
   const input = params.arguments ?? {};
   if (!isPlainObject(input)) return undefined;
   return { id, name: params.name, input };
-}
-
-/** A tool result as the protocol carries it: the text copy for older clients, and no structuredContent on errors (clients validate it against the output schema). */
-function toolResultJson(outcome: { ok: boolean; body: Record<string, unknown> }): string {
-  const text = JSON.stringify(outcome.body);
-  const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
-  return outcome.ok ? `{"content":${content},"structuredContent":${text}}` : `{"isError":true,"content":${content}}`;
 }
 
 /** A JSON-RPC answer to send as it is: 200, `application/json`. */
@@ -84,7 +72,8 @@ export interface JsonRpcAnswer {
  * is answered directly (the same bytes the SDK would send, without building a server and a
  * transport for it), as text rather than a Response: a Response handed back to Elysia is copied
  * into a new one (its body as a stream) to add the app's headers. Every other message goes
- * through a server made for the request.
+ * through a server made for the request. The SDK is loaded with the first MCP call: an idle
+ * server does not hold it.
  */
 export async function handleMcpRequest(
   runtime: McpRuntime,
@@ -95,7 +84,8 @@ export async function handleMcpRequest(
 ): Promise<Response | JsonRpcAnswer> {
   const authorization = request.headers.get("authorization");
   await runtime.ready;
-  const call = plainToolCall(request, parsedBody);
+  const sdk = await runtime.sdk();
+  const call = plainToolCall(request, parsedBody, sdk.SUPPORTED_PROTOCOL_VERSIONS);
   if (call) {
     const outcome = await invokeTool(runtime, { authorization, tool: call.name, input: call.input, requestId });
     // An OAuth connection is told over HTTP that it lacks a scope, so its client can ask the owner
@@ -108,32 +98,8 @@ export async function handleMcpRequest(
         headers: { "content-type": "application/json", "x-request-id": requestId, ...outcome.headers, ...challenge },
       });
     }
+    if (isUnknownTool(outcome)) return { json: JSON.stringify({ jsonrpc: "2.0", id: call.id, error: unknownToolError(call.name, outcome) }) };
     return { json: `{"result":${toolResultJson(outcome)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}` };
   }
-  const key = await runtime.keys.authenticate(authorization);
-
-  const server = new Server({ name: "vet-clinic-service", version: pkg.version }, { capabilities: { tools: { listChanged: false }, ...SURFACE_CAPABILITIES } });
-  registerSurface(server, runtime, key);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await runtime.toolsFor(key)).map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: `${tool.description} (scope: ${tool.scope})`,
-      inputSchema: toolJsonSchema(tool.inputSchema),
-      outputSchema: toolJsonSchema(tool.outputSchema),
-      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (call) => {
-    const outcome = await invokeTool(runtime, { authorization, tool: call.params.name, input: call.params.arguments ?? {}, requestId });
-    return JSON.parse(toolResultJson(outcome)) as { content: { type: "text"; text: string }[] };
-  });
-
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request, { parsedBody });
-  } finally {
-    void server.close();
-  }
+  return sdk.answerThroughSdk(runtime, request, parsedBody, requestId);
 }

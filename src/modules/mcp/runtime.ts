@@ -40,6 +40,7 @@ export class McpRuntime {
   private timer: ReturnType<typeof setInterval> | undefined;
   private flushing: Promise<void> | undefined;
   private nextFlush: Promise<void> | undefined;
+  private sdkSession: Promise<typeof import("./sdk-session")> | undefined;
 
   constructor(readonly deps: McpRuntimeDeps) {
     this.keys = new ApiKeyDirectory(deps.database, deps.clock, deps.logger);
@@ -69,6 +70,11 @@ export class McpRuntime {
   /** A built-in tool or one of the key's clinic's saved reports, by name, whatever its scope. */
   async findTool(key: KeyPrincipal, name: string): Promise<RegisteredTool | undefined> {
     return this.registry.get(name) ?? (await this.reports.find(key.clinicId, name));
+  }
+
+  /** The MCP SDK's side of POST /mcp, loaded with the first call (about 20 MB an idle server need not hold). */
+  sdk(): Promise<typeof import("./sdk-session")> {
+    return (this.sdkSession ??= import("./sdk-session"));
   }
 
   /** Remembers that a key or connection was used; `last_used_at` is written by the flush, at most once a minute each. */

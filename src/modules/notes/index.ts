@@ -19,9 +19,7 @@ export const notesModule = ({ auth, services, paginator }: AppContext) =>
     .get(
       "/visits/:id/notes",
       ({ actor, params, query }) =>
-        query.updated_since !== undefined
-          ? paginator.changes(query, service.noteRecords.changes, (since, page) => service.changesForVisit(services, actor, params.id, since, page), service.noteView)
-          : paginator.list(query, service.noteRecords.keyset, (page) => service.listForVisit(services, actor, params.id, page), service.noteView),
+        paginator.records(query, { keyset: service.noteRecords.keyset, page: (page) => service.listForVisit(services, actor, params.id, page), changes: service.noteRecords.changes, changedSince: (since, page) => service.changesForVisit(services, actor, params.id, since, page) }, service.noteView),
       {
         auth: true,
         params: IdParams,

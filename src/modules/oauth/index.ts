@@ -4,7 +4,8 @@ import { errorResponses, IdParams } from "../../http/common-model";
 import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { clientIp } from "../../http/rate-limit";
 import { hmacSha256 } from "../../lib/crypto";
-import { authorizationServerMetadata, AUTHORIZATION_SERVER_PATH, protectedResourceMetadata, PROTECTED_RESOURCE_PATH, publicOrigin } from "./metadata";
+import { ClientMetadataDocuments } from "./client-metadata";
+import { authorizationServerMetadata, AUTHORIZATION_SERVER_PATH, isLoopbackHttp, protectedResourceMetadata, PROTECTED_RESOURCE_PATH, publicOrigin } from "./metadata";
 import {
   AuthorizationRequestModel,
   AuthorizationRequestQuery,
@@ -22,29 +23,34 @@ import * as oauth from "./service";
 /** The endpoints that take OAuth's form bodies. */
 export const OAUTH_FORM_PATHS = ["/token", "/revoke"] as const;
 
-/** Browser-based clients call these across origins, without credentials (the tokens are in the body). */
-const PUBLIC_CORS = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-allow-headers": "authorization, content-type, mcp-protocol-version",
-  "access-control-expose-headers": "www-authenticate",
-  "access-control-max-age": "600",
-};
-
 /** Token answers must never be cached (RFC 6749 §5.1). */
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** An authorization refused before the client can be trusted with a redirect: said to the person in the browser. */
+/**
+ * An authorization refused: said to the person in the browser, never sent to the client's
+ * redirect URI (no client here is trusted with an automatic redirect).
+ */
 function errorPage(message: string): Response {
-  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Connection refused</title><body style="font-family:system-ui;max-width:40rem;margin:4rem auto"><h1>This assistant cannot connect</h1><p>${escapeHtml(message)}</p></body></html>`;
-  return new Response(html, { status: 400, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Connection refused</title><body style="font-family:system-ui;max-width:40rem;margin:4rem auto"><h1>This assistant cannot connect</h1><p>${escapeHtml(message)}</p><p>Close this window and start the connection again from the assistant.</p></body></html>`;
+  return new Response(html, {
+    status: 400,
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'", "x-frame-options": "DENY" },
+  });
 }
 
-function serviceContext({ services, mcp, config }: AppContext): oauth.OAuthServiceContext {
-  // Pending requests are signed with a key derived from the JWT secret, never the secret itself.
-  return { ...services, directory: mcp.keys, signingKey: hmacSha256(config.jwtSecret, "oauth-authorization-request") };
+/** What the OAuth services share for the app's life: the signing key, the secret box, the client documents and whether PUBLIC_URL is loopback http. */
+function serviceContext({ services, mcp, config, secrets }: AppContext, documents: ClientMetadataDocuments): oauth.OAuthServiceContext {
+  return {
+    ...services,
+    directory: mcp.keys,
+    // Pending requests are signed with a key derived from the JWT secret, never the secret itself.
+    signingKey: hmacSha256(config.jwtSecret, "oauth-authorization-request"),
+    secrets,
+    documents,
+    loopbackService: () => config.publicUrl !== undefined && isLoopbackHttp(config.publicUrl),
+  };
 }
 
 /**
@@ -54,30 +60,21 @@ function serviceContext({ services, mcp, config }: AppContext): oauth.OAuthServi
  * error format; they are described by the metadata documents rather than the API document,
  * except registration, whose body is JSON.
  */
-export const oauthModule = (context: AppContext) => {
+export const oauthModule = (context: AppContext, documents = new ClientMetadataDocuments(context.clock)) => {
   const { config, rateLimits } = context;
-  const ctx = serviceContext(context);
+  const ctx = serviceContext(context, documents);
   const hidden = { detail: { hide: true } } as const;
-  const metadataRoute = (build: (origin: string) => unknown) => ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
-    Object.assign(set.headers, PUBLIC_CORS);
-    return build(publicOrigin(config, request));
-  };
-  const preflight = ({ set, status }: { set: { headers: Record<string, string | number> }; status: (code: 204, body: undefined) => unknown }) => {
-    Object.assign(set.headers, PUBLIC_CORS);
-    return status(204, undefined);
-  };
   const app = new Elysia({ name: "oauth" });
-  for (const path of [PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`]) app.get(path, metadataRoute(protectedResourceMetadata), hidden).options(path, preflight, hidden);
-  for (const path of [AUTHORIZATION_SERVER_PATH, "/.well-known/openid-configuration"]) app.get(path, metadataRoute(authorizationServerMetadata), hidden).options(path, preflight, hidden);
-  for (const path of ["/token", "/revoke", "/register"]) app.options(path, preflight, hidden);
+  for (const path of [PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`]) app.get(path, ({ request }) => protectedResourceMetadata(publicOrigin(config, request)), hidden);
+  for (const path of [AUTHORIZATION_SERVER_PATH, "/.well-known/openid-configuration"]) app.get(path, ({ request }) => authorizationServerMetadata(publicOrigin(config, request)), hidden);
   return app
     .get(
       "/authorize",
-      async ({ query, request, redirect }) => {
+      async ({ query, request, server, set, redirect }) => {
+        Object.assign(set.headers, rateLimits.admitOAuthCall(clientIp(server, request)));
         const origin = publicOrigin(config, request);
         const start = await oauth.startAuthorization(ctx, query, origin);
         if (start.kind === "error-page") return errorPage(start.message);
-        if (start.kind === "redirect") return redirect(start.location, 302);
         return redirect(`${origin}/#/oauth/consent?request=${start.request}`, 302);
       },
       { query: AuthorizeQuery, ...hidden },
@@ -85,7 +82,7 @@ export const oauthModule = (context: AppContext) => {
     .post(
       "/token",
       async ({ body, request, server, set, status }) => {
-        Object.assign(set.headers, PUBLIC_CORS, NO_STORE);
+        Object.assign(set.headers, NO_STORE);
         Object.assign(set.headers, rateLimits.admitOAuthCall(clientIp(server, request)));
         const form = (body ?? {}) as Record<string, string | undefined>;
         const origin = publicOrigin(config, request);
@@ -103,7 +100,7 @@ export const oauthModule = (context: AppContext) => {
     .post(
       "/revoke",
       async ({ body, request, server, set, status }) => {
-        Object.assign(set.headers, PUBLIC_CORS, NO_STORE);
+        Object.assign(set.headers, NO_STORE);
         Object.assign(set.headers, rateLimits.admitOAuthCall(clientIp(server, request)));
         try {
           await oauth.revokeToken(ctx, (body as Record<string, string | undefined> | undefined)?.token);
@@ -118,7 +115,7 @@ export const oauthModule = (context: AppContext) => {
     .post(
       "/register",
       async ({ body, request, server, set, status }) => {
-        Object.assign(set.headers, PUBLIC_CORS, NO_STORE);
+        Object.assign(set.headers, NO_STORE);
         Object.assign(set.headers, rateLimits.admitOAuthCall(clientIp(server, request)));
         try {
           return status(201, (await oauth.registerClient(ctx, body)) as typeof RegisteredClient.static);
@@ -138,13 +135,13 @@ export const oauthModule = (context: AppContext) => {
 /** The consent page's calls and the owner's list of connections. */
 export const mcpConnectionsModule = (context: AppContext) => {
   const { auth, services, paginator, config } = context;
-  const ctx = serviceContext(context);
+  const ctx = serviceContext(context, new ClientMetadataDocuments(context.clock));
   return new Elysia({ prefix: "/mcp", tags: ["mcp keys"] as never })
     .use(auth)
     .guard({ auth: ["owner"] as const })
     .get("/authorization-requests", ({ query }) => oauth.describeRequest(ctx, query.request), {
       query: AuthorizationRequestQuery,
-      response: { 200: AuthorizationRequestModel, ...errorResponses(401, 403, 422) },
+      response: { 200: AuthorizationRequestModel, ...errorResponses(401, 403, 409, 422) },
       detail: { summary: "What an assistant asks for, as the consent page shows it" },
     })
     .post(
@@ -152,16 +149,14 @@ export const mcpConnectionsModule = (context: AppContext) => {
       ({ actor, body, request }) => oauth.decide(ctx, actor.clinicId, actor.userId, body, publicOrigin(config, request)),
       {
         body: DecisionBody,
-        response: { 200: DecisionModel, ...errorResponses(401, 403, 422) },
-        detail: { summary: "Approve (with the scopes and daily quota ticked) or deny an assistant's connection" },
+        response: { 200: DecisionModel, ...errorResponses(401, 403, 409, 422) },
+        detail: { summary: "Approve (with the scopes and daily quota ticked) or deny an assistant's connection; each request is decided once" },
       },
     )
     .get(
       "/connections",
       ({ actor, query }) =>
-        query.updated_since !== undefined
-          ? paginator.changes(query, oauth.CONNECTION_CHANGES, (since, page) => oauth.connectionChanges(services, actor.clinicId, since, page), oauth.connectionView)
-          : paginator.list(query, oauth.CONNECTION_KEYSET, (page) => oauth.listConnections(services, actor.clinicId, page), oauth.connectionView),
+        paginator.records(query, { keyset: oauth.CONNECTION_KEYSET, page: (page) => oauth.listConnections(services, actor.clinicId, page), changes: oauth.CONNECTION_CHANGES, changedSince: (since, page) => oauth.connectionChanges(services, actor.clinicId, since, page) }, oauth.connectionView),
       { query: ConnectionListQuery, response: { 200: CursorPage(withDeletedAt(ConnectionModel)), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "Assistants connected through OAuth" } },
     )
     .delete(

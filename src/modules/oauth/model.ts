@@ -5,7 +5,7 @@ import { Scope } from "../mcp-keys/model";
 
 const Text = (maxLength: number, examples?: unknown[]) => t.String({ maxLength, ...(examples ? { examples } : {}) });
 
-/** RFC 7591 client metadata; other members are accepted and ignored, as the RFC allows. */
+/** RFC 7591 client metadata; other members are accepted and dropped, as the RFC allows. */
 export const RegistrationBody = t.Object(
   {
     redirect_uris: t.Array(Text(2000), { minItems: 1, maxItems: 20, examples: [["http://127.0.0.1:33418/callback"]] }),
@@ -13,8 +13,8 @@ export const RegistrationBody = t.Object(
     client_uri: t.Optional(Text(2000)),
     logo_uri: t.Optional(Text(2000)),
     scope: t.Optional(Text(200, ["read query clinic_context"])),
-    grant_types: t.Optional(t.Array(Text(100), { maxItems: 5, examples: [["authorization_code", "refresh_token"]] })),
-    response_types: t.Optional(t.Array(Text(100), { maxItems: 5, examples: [["code"]] })),
+    grant_types: t.Optional(t.Array(Text(100), { maxItems: 20, examples: [["authorization_code", "refresh_token"]] })),
+    response_types: t.Optional(t.Array(Text(100), { maxItems: 20, examples: [["code"]] })),
     token_endpoint_auth_method: t.Optional(Text(100, ["none"])),
     contacts: t.Optional(t.Array(Text(200), { maxItems: 10 })),
     tos_uri: t.Optional(Text(2000)),
@@ -22,7 +22,7 @@ export const RegistrationBody = t.Object(
     software_id: t.Optional(Text(200)),
     software_version: t.Optional(Text(100)),
   },
-  { additionalProperties: true, description: "RFC 7591 client metadata (public clients: token_endpoint_auth_method none)" },
+  { additionalProperties: true, description: "RFC 7591 client metadata. Every client is registered as a public client (token_endpoint_auth_method none, PKCE): a confidential method asked for is replaced and the answer says so" },
 );
 
 export const RegisteredClient = t.Object(
@@ -69,7 +69,10 @@ export const AuthorizationRequestQuery = t.Object({ request: SealedRequest });
 export const AuthorizationRequestModel = t.Object({
   client_id: t.String(),
   client_name: t.String(),
-  redirect_host: t.String({ description: "Where the browser is sent back, and the code with it" }),
+  client_name_verified: t.Boolean({ description: "False when the client chose its name itself (registration or its own metadata document): nobody checked it" }),
+  redirect_host: t.String({ description: "Where the browser is sent back, and the code with it: the redirect URI's exact host (its scheme when it has none)" }),
+  redirect_scheme: t.String({ description: "The redirect URI's scheme: https, http (loopback only) or a private-use scheme an app on the computer registered" }),
+  redirect_uri: t.String({ description: "The exact redirect URI" }),
   loopback_only: t.Boolean({ description: "The client receives the code on the approving person's own machine" }),
   requested_scopes: t.Array(t.String()),
   scopes_supported: t.Array(t.String()),

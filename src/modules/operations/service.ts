@@ -24,7 +24,8 @@ function boardRows(ctx: ServiceContext, clinicId: string, timeZone: string, filt
       patient: { id: patients.id, name: patients.name, species: patients.species },
       tutor: { id: tutors.id, name: tutors.name, phone: tutors.phone },
       // A completed visit whose record is not final yet: no signed note (a draft does not count).
-      needsSignedNote: sql<boolean>`(${visits.status} = 'completed' and not exists (select 1 from ${clinicalNotes} where ${clinicalNotes.clinic_id} = ${visits.clinic_id} and ${clinicalNotes.visit_id} = ${visits.id} and ${clinicalNotes.signed_at} is not null and ${clinicalNotes.deleted_at} is null))`,
+      // OFFSET 0 keeps it a look-up of the visit's notes: hashed, it would read every clinic's notes.
+      needsSignedNote: sql<boolean>`(${visits.status} = 'completed' and not exists (select 1 from ${clinicalNotes} where ${clinicalNotes.clinic_id} = ${visits.clinic_id} and ${clinicalNotes.visit_id} = ${visits.id} and ${clinicalNotes.signed_at} is not null and ${clinicalNotes.deleted_at} is null offset 0))`,
     })
     .from(visits)
     // A deleted patient or tutor never shows in the board's summaries (null instead).

@@ -19,9 +19,7 @@ export const usersModule = ({ auth, services, paginator }: AppContext) =>
     .get(
       "/",
       ({ actor, query }) =>
-        query.updated_since !== undefined
-          ? paginator.changes(query, usersService.userRecords.changes, (since, page) => usersService.userChanges(services, actor.clinicId, since, page), usersService.userView)
-          : paginator.list(query, usersService.userRecords.keyset, (page) => usersService.listUsers(services, actor.clinicId, page), usersService.userView),
+        paginator.records(query, { keyset: usersService.userRecords.keyset, page: (page) => usersService.listUsers(services, actor.clinicId, page), changes: usersService.userRecords.changes, changedSince: (since, page) => usersService.userChanges(services, actor.clinicId, since, page) }, usersService.userView),
       { query: UserListQuery, response: { 200: CursorPage(withDeletedAt(UserModel)), ...errorResponses(400, 401, 403, 422) }, detail: { summary: "List the clinic's users" } },
     )
     .get("/:id", ({ actor, params }) => usersService.getUser(services, actor.clinicId, params.id), {

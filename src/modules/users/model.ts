@@ -12,6 +12,7 @@ export const UserModel = t.Object({
   email: t.String(),
   name: t.String(),
   role: RoleSchema,
+  is_admin: t.Boolean({ description: "An install administrator: may act on the whole install (backups, invitations)" }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

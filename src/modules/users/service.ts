@@ -39,6 +39,23 @@ export async function resetPassword(ctx: ServiceContext, email: string, newPassw
   return { user_id: user.id, email: user.email };
 }
 
+/**
+ * The CLI's `admin grant|revoke EMAIL`: makes a user an install administrator or not. The last
+ * administrator is not revoked (the install would have nobody to act on it).
+ */
+export async function setInstallAdmin(ctx: ServiceContext, email: string, isAdmin: boolean): Promise<{ user_id: string; email: string; is_admin: boolean }> {
+  return ctx.db.transaction(async (tx) => {
+    const [user] = await tx.select().from(users).where(and(eq(users.email, normalizeEmail(email)), isNull(users.deleted_at)));
+    if (!user) throw new Error(`no user with the email ${normalizeEmail(email)}`);
+    if (!isAdmin && user.is_admin) {
+      const admins = await tx.select({ id: users.id }).from(users).where(and(eq(users.is_admin, true), isNull(users.deleted_at)));
+      if (admins.length <= 1) throw new Error(`${user.email} is the install's only administrator; grant another user first`);
+    }
+    await tx.update(users).set({ is_admin: isAdmin, updated_at: ctx.clock.now() }).where(eq(users.id, user.id));
+    return { user_id: user.id, email: user.email, is_admin: isAdmin };
+  });
+}
+
 export async function createUser(ctx: ServiceContext, clinicId: string, input: CreateUserInput) {
   const now = ctx.clock.now();
   const passwordHash = await hashPassword(input.password);

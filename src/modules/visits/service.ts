@@ -4,7 +4,7 @@ import { pgErrorCode } from "../../db/client";
 import { assertReferenced, clinicRecords, recordView, withinDays } from "../../db/clinic-records";
 import { RELEASED_VISIT_STATUSES, rooms, visits, type VisitStatus } from "../../db/schema";
 import type { ListActor } from "../../http/clinic-resource";
-import type { PageRequest } from "../../db/keyset";
+import { keyset, type PageRequest } from "../../db/keyset";
 import { AppError } from "../../lib/errors";
 import { addDays, dayInZone } from "../../lib/time";
 import { appointmentTypeRecords } from "../appointment-types/service";
@@ -224,8 +224,16 @@ export function visitConditions(filters: VisitFilters, timeZone: string) {
   ];
 }
 
+/**
+ * A list filtered by date is read in the order of its filter's column, by scheduled time (then
+ * id), so the (clinic_id, scheduled_at, id) index serves the range and the order together; any
+ * other list stays in the order of creation. The two orders have their own cursors.
+ */
+export const VISITS_BY_SCHEDULE = keyset<VisitRow>("visits:scheduled", [visits.scheduled_at, visits.id]);
+export const listKeyset = (filters: VisitFilters) => (filters.date_from !== undefined || filters.date_to !== undefined ? VISITS_BY_SCHEDULE : visitRecords.keyset);
+
 export const list = (ctx: ServiceContext, { clinicId, timezone: timeZone }: ListActor, filters: VisitFilters, page: PageRequest) =>
-  visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page);
+  visitRecords.page(ctx, clinicId, visitConditions(filters, timeZone), page, listKeyset(filters));
 
 /**
  * The tutor confirms attendance (a reminder's signed link): only a visit still scheduled at the

@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 import { AppError } from "../../lib/errors";
+import { classifyAddress, describeRange } from "../../lib/network-address";
 
 export interface ResolvedAddress {
   address: string;
@@ -76,13 +77,10 @@ export class DestinationPolicy {
   }
 
   private problemWith(address: string): string | null {
-    let parsed = ipaddr.parse(address);
-    if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+    const { address: parsed, range } = classifyAddress(address);
     if (this.allowed.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits))) return null;
-    const range = parsed.range();
     if (range === "unicast") return null;
-    const names: Record<string, string> = { loopback: "a loopback address", private: "a private address", linkLocal: "a link-local address (cloud metadata lives there)", uniqueLocal: "a private address", unspecified: "an unspecified address", carrierGradeNat: "a shared (carrier NAT) address" };
-    return `${names[range] ?? `a ${range} address`}, which webhooks may not reach (allow it with WEBHOOK_ALLOWED_NETWORKS)`;
+    return `${describeRange(range)}, which webhooks may not reach (allow it with WEBHOOK_ALLOWED_NETWORKS)`;
   }
 }
 

@@ -21,9 +21,7 @@ export const webhooksModule = ({ auth, services, paginator, webhooks: runtime, s
       },
     })
     .get("/", ({ actor, query }) =>
-      query.updated_since !== undefined
-        ? paginator.changes(query, webhooks.WEBHOOK_CHANGES, (since, page) => webhooks.webhookChanges(services, actor.clinicId, since, page), webhooks.webhookView)
-        : paginator.list(query, webhooks.WEBHOOK_KEYSET, (page) => webhooks.listWebhooks(services, actor.clinicId, page), webhooks.webhookView), {
+      paginator.records(query, { keyset: webhooks.WEBHOOK_KEYSET, page: (page) => webhooks.listWebhooks(services, actor.clinicId, page), changes: webhooks.WEBHOOK_CHANGES, changedSince: (since, page) => webhooks.webhookChanges(services, actor.clinicId, since, page) }, webhooks.webhookView), {
       query: WebhookListQuery,
       response: { 200: CursorPage(withDeletedAt(WebhookModel)), ...errorResponses(400, 401, 403, 422) },
     })

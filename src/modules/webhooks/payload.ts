@@ -31,6 +31,10 @@ export const WEBHOOK_FIELDS: Record<string, readonly string[]> = {
   sii_caf: ["doc_type", "range_from", "range_to", "expires_on", "environment"],
   sii_certificate: ["valid_from", "valid_to"],
   webhook: ["events", "enabled"],
+  consent_record: ["tutor_id", "channel", "purpose", "granted", "source", "recorded_at", "recorded_by"],
+  consent: ["tutor_id", "channel", "purpose", "status", "source", "recorded_at"],
+  reminder_rule: ["kind", "offset", "channels", "enabled"],
+  reminder: ["rule_id", "kind", "subject_id", "patient_id", "tutor_id", "channel", "due_at", "status", "sent_at", "delivered_at", "read_at"],
 };
 
 /**

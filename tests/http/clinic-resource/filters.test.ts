@@ -62,6 +62,21 @@ describe("filters", () => {
     expect(await names("/visits?date_from=2026-01-21")).toEqual(["the 22nd"]);
   });
 
+  test("visits filtered by date come in scheduled order, page after page; unfiltered ones in order of creation", async () => {
+    type Page = CursorPageBody<{ reason: string }>;
+    const reasons = (r: { body: Page }) => r.body.data.map((v) => v.reason);
+    const first = await owner.as<Page>("GET", "/api/v1/visits?date_from=2026-01-19&limit=2");
+    expect(reasons(first)).toEqual(["end of the 19th", "start of the 20th"]);
+    const second = await owner.as<Page>("GET", `/api/v1/visits?date_from=2026-01-19&limit=2&cursor=${first.body.next_cursor}`);
+    expect(reasons(second)).toEqual(["end of the 20th", "the 22nd"]);
+    expect(second.body.has_more).toBe(false);
+    const created = await owner.as<Page>("GET", "/api/v1/visits?limit=2");
+    expect(reasons(created)).toEqual(["start of the 20th", "end of the 20th"]);
+    // Each order has its own cursors: one from the other order is refused, never misread.
+    const mixed = await owner.as<ErrorBody>("GET", `/api/v1/visits?date_from=2026-01-19&limit=2&cursor=${created.body.next_cursor}`);
+    expect(mixed.body.code).toBe("INVALID_CURSOR");
+  });
+
   test("visits: status (multi), patient_id, vet_id", async () => {
     expect(await names("/visits?status=cancelled")).toEqual(["the 22nd"]);
     expect(await names("/visits?status=scheduled,cancelled")).toHaveLength(4);

@@ -21,9 +21,7 @@ export const invoicesController = ({ auth, idempotency, services, paginator }: A
     .get(
       "/",
       ({ actor, query }) =>
-        query.updated_since !== undefined
-          ? paginator.changes(query, invoicesService.invoiceRecords.changes, (since, page) => invoicesService.invoiceRecords.changedSince(services, actor.clinicId, since, page), (row) => invoicesService.invoiceView(row))
-          : paginator.list(query, invoicesService.invoiceRecords.keyset, (page) => invoicesService.listInvoices(services, actor.clinicId, actor.clinic.timezone, query, page), (row) => invoicesService.invoiceView(row)),
+        paginator.records(query, { keyset: invoicesService.invoiceRecords.keyset, page: (page) => invoicesService.listInvoices(services, actor.clinicId, actor.clinic.timezone, query, page), changes: invoicesService.invoiceRecords.changes, changedSince: (since, page) => invoicesService.invoiceRecords.changedSince(services, actor.clinicId, since, page) }, (row) => invoicesService.invoiceView(row)),
       { query: InvoiceListQuery, response: { 200: CursorPage(withDeletedAt(InvoiceModel)), ...errorResponses(400, 401, 422) }, detail: { summary: "List invoices (without items); filters status, tutor_id, date_from/date_to on emitted_at" } },
     )
     .get("/:id", ({ actor, params }) => invoicesService.getInvoice(services, actor.clinicId, params.id), {

@@ -1,4 +1,7 @@
-import forge from "node-forge";
+import type forge from "node-forge";
+
+/** node-forge is loaded when a certificate is first read: an idle server need not hold it. */
+const loadForge = (): typeof forge => require("node-forge");
 import { AppError } from "../../../lib/errors";
 import { normalizeRut } from "../../../lib/rut";
 
@@ -26,6 +29,7 @@ const RUT_OTHER_NAME_OID = "1.3.6.1.4.1.8321.1";
  * otherName (OID 1.3.6.1.4.1.8321.1) of the subjectAltName; the first that reads as a RUT wins.
  */
 function holderRutOf(certificate: forge.pki.Certificate): string | null {
+  const lib = loadForge();
   const serialNumber = certificate.subject.getField({ type: "2.5.4.5" })?.value as string | undefined;
   const fromSubject = serialNumber ? normalizeRut(serialNumber.replace(/^[A-Z]+\s*/i, "")) : null;
   if (fromSubject) return fromSubject;
@@ -39,11 +43,11 @@ function holderRutOf(certificate: forge.pki.Certificate): string | null {
     }
     let seenOid = underRutOid;
     for (const child of node.value) {
-      if (child.type === forge.asn1.Type.OID && forge.asn1.derToOid(child.value as string) === RUT_OTHER_NAME_OID) seenOid = true;
+      if (child.type === lib.asn1.Type.OID && lib.asn1.derToOid(child.value as string) === RUT_OTHER_NAME_OID) seenOid = true;
       else walk(child, seenOid);
     }
   };
-  walk(forge.asn1.fromDer(altNames.value as string), false);
+  walk(lib.asn1.fromDer(altNames.value as string), false);
   for (const candidate of candidates) {
     const rut = normalizeRut(candidate);
     if (rut) return rut;
@@ -56,24 +60,25 @@ function holderRutOf(certificate: forge.pki.Certificate): string | null {
  * it holds an RSA key with its certificate, valid today, whose holder's RUT can be read.
  */
 export function openPkcs12(base64: string, password: string, now: Date): OpenedCertificate {
+  const lib = loadForge();
   let asn1: forge.asn1.Asn1;
   try {
     const der = Buffer.from(base64, "base64");
     if (der.length === 0) throw new Error("empty");
-    asn1 = forge.asn1.fromDer(der.toString("binary"));
+    asn1 = lib.asn1.fromDer(der.toString("binary"));
   } catch {
     return refuse("unreadable", "Not a PKCS#12 file (.pfx/.p12) in base64");
   }
   let p12: forge.pkcs12.Pkcs12Pfx;
   try {
-    p12 = forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+    p12 = lib.pkcs12.pkcs12FromAsn1(asn1, false, password);
   } catch (error) {
     const message = error instanceof Error ? error.message : "";
     if (/password|MAC|decrypt/i.test(message)) return refuse("wrong_password", "The password does not open this PKCS#12 file", "body.password");
     return refuse("unreadable", "The PKCS#12 file cannot be read");
   }
-  const keyBags = [...(p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag! })[forge.pki.oids.pkcs8ShroudedKeyBag!] ?? []), ...(p12.getBags({ bagType: forge.pki.oids.keyBag! })[forge.pki.oids.keyBag!] ?? [])];
-  const certificates = (p12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? []).map((bag) => bag.cert).filter((c): c is forge.pki.Certificate => !!c);
+  const keyBags = [...(p12.getBags({ bagType: lib.pki.oids.pkcs8ShroudedKeyBag! })[lib.pki.oids.pkcs8ShroudedKeyBag!] ?? []), ...(p12.getBags({ bagType: lib.pki.oids.keyBag! })[lib.pki.oids.keyBag!] ?? [])];
+  const certificates = (p12.getBags({ bagType: lib.pki.oids.certBag! })[lib.pki.oids.certBag!] ?? []).map((bag) => bag.cert).filter((c): c is forge.pki.Certificate => !!c);
   const key = keyBags.map((bag) => bag.key).find((k) => k) as forge.pki.rsa.PrivateKey | undefined;
   if (!key) return refuse("no_key", "The PKCS#12 file holds no private key (or one that is not RSA)");
   if (!key.n || !key.e) return refuse("not_rsa", "The certificate's key is not RSA");
@@ -93,7 +98,7 @@ export function openPkcs12(base64: string, password: string, now: Date): OpenedC
     validFrom: certificate.validity.notBefore,
     validTo: certificate.validity.notAfter,
     // forge writes CRLF line ends; stored text keeps plain newlines.
-    certificatePem: forge.pki.certificateToPem(certificate).replace(/\r\n/g, "\n"),
-    privateKeyPem: forge.pki.privateKeyToPem(key).replace(/\r\n/g, "\n"),
+    certificatePem: lib.pki.certificateToPem(certificate).replace(/\r\n/g, "\n"),
+    privateKeyPem: lib.pki.privateKeyToPem(key).replace(/\r\n/g, "\n"),
   };
 }

@@ -1,5 +1,5 @@
-import bwipjs from "bwip-js/node";
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
+// pdf-lib and bwip-js are loaded at the first print: an idle server need not hold them.
+import type { PDFFont, PDFPage } from "pdf-lib";
 import type { SiiEnvironment } from "../../../db/schema";
 import siiOffices from "./sii-offices.json";
 
@@ -54,7 +54,8 @@ export const TIMBRE_BOUNDS = { minWidth: cm(5), maxWidth: cm(9), minHeight: cm(2
 const dmy = (date: string) => date.split("-").reverse().join("-");
 
 /** The TED as the SII prints it: PDF417, error-correction level 5, its bytes in ISO-8859-1. */
-export function timbrePng(ted: string): Promise<Buffer> {
+export async function timbrePng(ted: string): Promise<Buffer> {
+  const { default: bwipjs } = await import("bwip-js/node");
   // Rows three modules high (the PDF417 default the SII's readers expect); 14 data columns keep the symbol about 2.7 times as wide as high.
   return bwipjs.toBuffer({ bcid: "pdf417", text: ted, eclevel: 5, columns: 14, scale: 3, binarytext: true } as Parameters<typeof bwipjs.toBuffer>[0]);
 }
@@ -80,6 +81,7 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
  * resolution and where to verify; documents outside production say SIN VALOR LEGAL.
  */
 export async function printDocument(document: PrintedDocument, format: PrintFormat): Promise<Uint8Array> {
+  const { PDFDocument, StandardFonts, rgb } = await import("pdf-lib");
   const pdf = await PDFDocument.create();
   pdf.setTitle(`${DOC_TYPE_NAMES[document.docType]} N° ${document.folio}`);
   pdf.setCreator("vet-clinic-service");

@@ -1,5 +1,8 @@
 import { createPublicKey } from "node:crypto";
-import { SignedXml } from "xml-crypto";
+import type { SignedXml as SignedXmlClass } from "xml-crypto";
+
+/** xml-crypto is loaded at the first signature: an idle server need not hold it. */
+const loadSignedXml = (): typeof SignedXmlClass => (require("xml-crypto") as typeof import("xml-crypto")).SignedXml;
 
 /** The signer: the clinic's certificate and its private key (PEM). */
 export interface Signer {
@@ -26,6 +29,7 @@ function keyInfoOf(signer: Signer): string {
  */
 export function signEnveloped(xml: string, id: string, signer: Signer): string {
   if (!xml.includes(` ID="${id}"`)) throw new Error(`signEnveloped: no element with ID ${id}`);
+  const SignedXml = loadSignedXml();
   const signature = new SignedXml({
     privateKey: signer.privateKeyPem,
     idAttribute: "ID",

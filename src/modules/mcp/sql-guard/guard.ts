@@ -1,4 +1,7 @@
-import { parse, show } from "sql-parser-cst";
+import type * as SqlParser from "sql-parser-cst";
+
+/** The SQL parser is loaded at the first query to guard: an idle server need not hold it. */
+const sqlParser = (): typeof SqlParser => require("sql-parser-cst");
 import { LruMap } from "../../../lib/lru";
 import { ALLOWED_CAST_TYPES, ALLOWED_FUNCTIONS, ORDERED_SET_AGGREGATES, TABLE_FUNCTIONS } from "./functions";
 import { normalizeSql, WITHIN_GROUP_SUFFIX } from "./normalize";
@@ -72,7 +75,7 @@ function nestingDepth(sql: string): number {
   return max;
 }
 
-const showNode = (node: Node): string => show(node as Parameters<typeof show>[0]);
+const showNode = (node: Node): string => sqlParser().show(node as Parameters<typeof SqlParser.show>[0]);
 const isQuery = (node: Node | undefined): boolean => node?.type === "select_stmt" || node?.type === "compound_select_stmt";
 
 /** Column names that are timestamptz in every readable table that has them (created_at, paid_at…). */
@@ -424,7 +427,7 @@ export function guardSql(sql: string, parameterTypes?: ParameterTypes): GuardRes
     if (nestingDepth(sql) > MAX_NESTING) throw new Refusal("PARSE_ERROR", `The statement nests deeper than ${MAX_NESTING} levels`);
     let program: Node;
     try {
-      program = parse(normalizeSql(sql), { dialect: "postgresql", includeSpaces: true, includeNewlines: true, includeComments: true, paramTypes: parameterTypes ? [":name"] : ["$nr"] }) as Node;
+      program = sqlParser().parse(normalizeSql(sql), { dialect: "postgresql", includeSpaces: true, includeNewlines: true, includeComments: true, paramTypes: parameterTypes ? [":name"] : ["$nr"] }) as Node;
     } catch (error) {
       const first = error instanceof Error ? error.message.split("\n")[0] : "unreadable";
       throw new Refusal("PARSE_ERROR", `The statement could not be parsed: ${first}. Write one PostgreSQL SELECT; for a typed value of a multi-word type write '2026-01-01'::timestamptz`);
