@@ -13,7 +13,7 @@ let intruder: ClinicSession;
 useClinicApp((made) => ({ t, owner, staff, other: intruder } = made), { otherClinic: true, members: ["staff"] });
 
 const label = (r: ProtectedRoute) => `${r.method} ${r.path}`;
-const resolvePath = (r: ProtectedRoute, id: string | undefined, path = r.path) => `/api/v1${path.replace(":id", id ?? "00000000-0000-7000-8000-000000000000")}${path === r.path ? (r.query ?? "") : ""}`;
+const resolvePath = (r: ProtectedRoute, id: string | undefined, path = r.path) => `/api/v1${path.replace(":id", id ?? "00000000-0000-7000-8000-000000000000").replace(/:\w+Id\b/, "00000000-0000-7000-8000-000000000000")}${path === r.path ? (r.query ?? "") : ""}`;
 const readBackPath = (r: ProtectedRoute, id: string) => resolvePath(r, id, r.readBack ?? r.path);
 
 test("every /api/v1 route of the app is listed as protected or public", () => {

@@ -99,6 +99,14 @@ const crud = (path: string, seed: ProtectedRoute["seed"], create: () => unknown,
   { method: "DELETE", path: `${path}/:id`, seed },
 ];
 
+/** Routes every role reads and only the owner changes. */
+const ownerWrites = (routes: ProtectedRoute[]): ProtectedRoute[] => routes.map((r) => (r.method === "GET" ? r : { ...r, roles: ["owner"] as const }));
+const seedAppointmentType = (_t: TestApp, owner: ClinicSession) => created(owner, "/appointment-types", { name: "Seeded type", duration_minutes: 30 });
+const seedRoom = (_t: TestApp, owner: ClinicSession) => created(owner, "/rooms", { name: `Seeded room ${Bun.randomUUIDv7().slice(-6)}` });
+let closedDays = 0;
+/** Each closure on a day of its own (a day closes once). */
+const seedClosure = (_t: TestApp, owner: ClinicSession) => created(owner, "/clinic/closures", { day: new Date(Date.UTC(2030, 0, 1 + closedDays++)).toISOString().slice(0, 10) });
+
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...crud("/tutors", seedTutor, () => ({ name: "T" }), () => ({ name: "Renamed" })),
   ...crud("/patients", seedPatient, () => ({ tutor_id: "00000000-0000-7000-8000-000000000000", name: "P", species: "cat" }), () => ({ name: "Renamed" })),
@@ -204,6 +212,20 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "DELETE", path: "/reminder-rules/:id", roles: ["owner"], seed: seedReminderRule },
   { method: "GET", path: "/reminders" },
   { method: "GET", path: "/reminders/channels" },
+  { method: "GET", path: "/clinic/calendar-settings" },
+  { method: "PATCH", path: "/clinic/calendar-settings", roles: ["owner"], body: () => ({ auto_confirm_online_bookings: true }) },
+  ...ownerWrites(crud("/appointment-types", seedAppointmentType, () => ({ name: "Consulta", duration_minutes: 30 }), () => ({ name: "Renamed" }))),
+  ...ownerWrites(crud("/rooms", seedRoom, () => ({ name: "Box" }), () => ({ name: "Renamed" }))),
+  { method: "GET", path: "/availability", query: "?appointment_type_id=00000000-0000-7000-8000-000000000000&from=2026-01-20&to=2026-01-21" },
+  // A person's own hours and time off are theirs or the owner's: another staff member is refused.
+  { method: "GET", path: "/users/:id/working-hours", seed: seedUser },
+  { method: "PUT", path: "/users/:id/working-hours", roles: ["owner"], seed: seedUser, body: () => ({ intervals: [{ weekday: 1, start: "09:00", end: "13:00" }] }) },
+  { method: "GET", path: "/users/:id/time-off", seed: seedUser },
+  { method: "POST", path: "/users/:id/time-off", roles: ["owner"], seed: seedUser, body: () => ({ starts_at: "2026-02-02T12:00:00Z", ends_at: "2026-02-02T16:00:00Z" }) },
+  { method: "DELETE", path: "/users/:id/time-off/:itemId", roles: ["owner"], seed: seedUser, readBack: "/users/:id/time-off" },
+  { method: "GET", path: "/clinic/closures" },
+  { method: "POST", path: "/clinic/closures", roles: ["owner"], body: () => ({ day: "2026-09-18" }) },
+  { method: "DELETE", path: "/clinic/closures/:id", roles: ["owner"], seed: seedClosure, readBack: "/clinic/closures" },
 ];
 
 /** REST routes that need no access token (the reminder links and WhatsApp's webhook carry their own signature). */
