@@ -27,6 +27,10 @@ const NOT_RECORDS: Record<string, string> = {
   "/api/v1/webhooks/{id}/deliveries": "an attempt log of one webhook, newest first",
   "/api/v1/reminders": "the reminder outbox, newest first, filtered by state; sends and failures are also events in /audit",
   "/api/v1/reminder-rules": "the clinic's few reminder settings, read whole; each change is an event in /audit",
+  "/api/v1/appointment-types": "the clinic's few appointment types, read whole; each change is an event in /audit",
+  "/api/v1/rooms": "the clinic's few rooms, read whole; each change is an event in /audit",
+  "/api/v1/users/{id}/time-off": "one person's time off, read whole for a schedule; each change is an event in /audit",
+  "/api/v1/clinic/closures": "the clinic's closed days, read whole for a schedule; each change is an event in /audit",
 };
 
 const created = async (path: string, json: unknown) => {

@@ -93,7 +93,7 @@ test("a bad key without a terminal or flag: the Inspector stops at once with aut
 
 test.each([
   [["clinic_context"], ["get_clinic_context"]],
-  [["read", "query", "clinic_context"], ["describe_schema", "get_clinic_context", "query_database"]],
+  [["read", "query", "clinic_context"], ["describe_schema", "find_available_slots", "get_clinic_context", "query_database"]],
 ])("a key with scopes %j: tools/list --strict lists %j and warns about nothing", async (scopes, tools) => {
   const key = await newKey({ scopes });
   const result = await inspector(key.api_key, ["--strict"]);
