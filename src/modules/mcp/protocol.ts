@@ -84,7 +84,7 @@ export async function handleMcpRequest(
 ): Promise<Response | JsonRpcAnswer> {
   const authorization = request.headers.get("authorization");
   await runtime.ready;
-  const sdk = await runtime.sdk();
+  const sdk = await runtime.sdk(() => import("./sdk-session"));
   const call = plainToolCall(request, parsedBody, sdk.SUPPORTED_PROTOCOL_VERSIONS);
   if (call) {
     const outcome = await invokeTool(runtime, { authorization, tool: call.name, input: call.input, requestId });

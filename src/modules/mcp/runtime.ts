@@ -40,7 +40,7 @@ export class McpRuntime {
   private timer: ReturnType<typeof setInterval> | undefined;
   private flushing: Promise<void> | undefined;
   private nextFlush: Promise<void> | undefined;
-  private sdkSession: Promise<typeof import("./sdk-session")> | undefined;
+  private sdkSession: Promise<unknown> | undefined;
 
   constructor(readonly deps: McpRuntimeDeps) {
     this.keys = new ApiKeyDirectory(deps.database, deps.clock, deps.logger);
@@ -72,9 +72,13 @@ export class McpRuntime {
     return this.registry.get(name) ?? (await this.reports.find(key.clinicId, name));
   }
 
-  /** The MCP SDK's side of POST /mcp, loaded with the first call (about 20 MB an idle server need not hold). */
-  sdk(): Promise<typeof import("./sdk-session")> {
-    return (this.sdkSession ??= import("./sdk-session"));
+  /**
+   * The MCP SDK's side of POST /mcp, loaded with the first call (about 20 MB an idle server need
+   * not hold). The caller names the module, so this file does not import the SDK's side, which
+   * imports the tools' invocation, which reads this runtime.
+   */
+  sdk<Session>(load: () => Promise<Session>): Promise<Session> {
+    return (this.sdkSession ??= load()) as Promise<Session>;
   }
 
   /** Remembers that a key or connection was used; `last_used_at` is written by the flush, at most once a minute each. */
