@@ -1,6 +1,9 @@
--- query_database reads the reminders' outbox and the tutors' consents (reminder_messages, consent_records,
--- tutor_consents): the reader's views, column grants and row-level security, restated for every
--- readable table as scripts/generate-reader-migration.ts prints them.
+-- query_database, defence in depth: the clinic views run with the reader's own rights
+-- (security_invoker) instead of as security barriers, so PostgreSQL plans them as part of the
+-- query (indexes for ORDER BY … LIMIT, join order, statistics). The reader may SELECT only the
+-- columns the views show, and row-level security shows it only the live rows of the clinic in
+-- app.clinic_id, before any condition of the query runs. The clinic is read once per statement
+-- (a scalar subquery, which PostgreSQL runs as an InitPlan), not once per row scanned.
 DO $$
 BEGIN
   IF current_setting('server_version_num')::int < 150000 THEN
