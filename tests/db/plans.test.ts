@@ -119,7 +119,8 @@ const SAMPLES: Record<string, (route: string) => string> = {
 /** Paging fields, not filters; the offset form counts the whole list by design. */
 const PAGING = new Set(["limit", "cursor", "offset"]);
 /** Each `:id` a list path takes, by the path's start. */
-const pathId = (path: string) => (path.startsWith("/api/v1/patients/") ? ids.patient! : path.startsWith("/api/v1/visits/") ? ids.visit! : ids.webhook!);
+const pathId = (path: string) =>
+  path.startsWith("/api/v1/patients/") ? ids.patient! : path.startsWith("/api/v1/visits/") ? ids.visit! : path.startsWith("/api/v1/users/") ? owner.user.id : ids.webhook!;
 
 interface ListRoute {
   path: string;

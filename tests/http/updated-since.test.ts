@@ -27,8 +27,6 @@ const NOT_RECORDS: Record<string, string> = {
   "/api/v1/webhooks/{id}/deliveries": "an attempt log of one webhook, newest first",
   "/api/v1/reminders": "the reminder outbox, newest first, filtered by state; sends and failures are also events in /audit",
   "/api/v1/reminder-rules": "the clinic's few reminder settings, read whole; each change is an event in /audit",
-  "/api/v1/appointment-types": "the clinic's few appointment types, read whole; each change is an event in /audit",
-  "/api/v1/rooms": "the clinic's few rooms, read whole; each change is an event in /audit",
   "/api/v1/users/{id}/time-off": "one person's time off, read whole for a schedule; each change is an event in /audit",
   "/api/v1/clinic/closures": "the clinic's closed days, read whole for a schedule; each change is an event in /audit",
 };
@@ -49,6 +47,8 @@ const RECORDS: Record<string, { parent?: () => Promise<string>; make: (parent: s
   "/api/v1/tutors": { make: tutor },
   "/api/v1/patients": { make: patient },
   "/api/v1/visits": { make: visit },
+  "/api/v1/appointment-types": { make: () => created("/api/v1/appointment-types", { name: `Sync ${letters++}`, duration_minutes: 30 }) },
+  "/api/v1/rooms": { make: () => created("/api/v1/rooms", { name: `Sync ${letters++}` }) },
   "/api/v1/alerts": { make: async () => created("/api/v1/alerts", { patient_id: await patient(), kind: "follow_up", message: "Control" }) },
   "/api/v1/visits/{id}/notes": { parent: visit, make: (id) => created(`/api/v1/visits/${id}/notes`, { subjective: "Sync" }) },
   "/api/v1/patients/{id}/vitals": { parent: patient, make: (id) => created(`/api/v1/patients/${id}/vitals`, { weight_grams: 12_000 }) },

@@ -35,6 +35,8 @@ export const appointmentTypes = pgTable(
   },
   (t) => [
     index("appointment_types_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)),
+    // Delta sync returns deleted rows too, in the order of their last change.
+    index("appointment_types_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("appointment_types_duration_check", sql`${t.duration_minutes} between 5 and 1440`),
   ],
 );
@@ -46,7 +48,7 @@ export const rooms = pgTable(
     name: text("name").notNull(),
     ...softDeleteColumn(),
   },
-  (t) => [index("rooms_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t))],
+  (t) => [index("rooms_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(live(t)), index("rooms_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id)],
 );
 
 /** A vet's weekly hours; a vet without a row works the clinic's opening hours. */

@@ -1,0 +1,2 @@
+CREATE INDEX "appointment_types_clinic_updated_idx" ON "appointment_types" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
+CREATE INDEX "rooms_clinic_updated_idx" ON "rooms" USING btree ("clinic_id","updated_at","id");
