@@ -95,13 +95,19 @@ ALTER TABLE "visits" ADD CONSTRAINT "visits_status_check" CHECK ("visits"."statu
 -- Existing visits last 30 minutes, or up to the same vet's next visit when that starts sooner:
 -- they were booked as points in time, and the exclusion constraints below must hold for them.
 -- The backfill is no one's change: it writes no events.
-SELECT set_config('app.audit', 'off', true);--> statement-breakpoint
-UPDATE "visits" v SET "ends_at" = least(v."scheduled_at" + interval '30 minutes', coalesce((
-  SELECT min(n."scheduled_at") FROM "visits" n
-  WHERE n."clinic_id" = v."clinic_id" AND n."vet_id" = v."vet_id" AND n."scheduled_at" > v."scheduled_at"
-    AND n."deleted_at" IS NULL AND n."status" NOT IN ('cancelled', 'no_show')
-), 'infinity'));--> statement-breakpoint
-SELECT set_config('app.audit', 'on', true);--> statement-breakpoint
+DO $$
+DECLARE
+  previous text := coalesce(current_setting('app.audit', true), '');
+BEGIN
+  PERFORM set_config('app.audit', 'off', false);
+  UPDATE "visits" v SET "ends_at" = least(v."scheduled_at" + interval '30 minutes', coalesce((
+    SELECT min(n."scheduled_at") FROM "visits" n
+    WHERE n."clinic_id" = v."clinic_id" AND n."vet_id" = v."vet_id" AND n."scheduled_at" > v."scheduled_at"
+      AND n."deleted_at" IS NULL AND n."status" NOT IN ('cancelled', 'no_show')
+  ), 'infinity'));
+  -- Back to what the session had (a restore that replays the migrations keeps its own 'off').
+  PERFORM set_config('app.audit', previous, false);
+END $$;--> statement-breakpoint
 ALTER TABLE "visits" ALTER COLUMN "ends_at" SET NOT NULL;--> statement-breakpoint
 -- A column default cannot read another column: an insert without ends_at gets start + 30 minutes.
 CREATE OR REPLACE FUNCTION visits_default_ends_at() RETURNS trigger LANGUAGE plpgsql AS $$
