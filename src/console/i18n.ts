@@ -766,7 +766,7 @@ const es: Record<MessageKey, string> = {
   "reminders.state": "Estado",
   "reminders.reason": "Motivo",
   "reminders.dueAt": "Sobre",
-  "reminders.sendAt": "Sale",
+  "reminders.sendAt": "Envío",
   "reminders.filterState": "Estado",
   "reminders.all": "Todos",
   "contact.title": "Autorización para contactarle",
