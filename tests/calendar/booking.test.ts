@@ -71,7 +71,7 @@ test("a clinic without a slug is not found; with one, its page lists only the ty
 
   expect((await settings({ show_vet_names_online: true })).status).toBe(200);
   const shown = await t.request<{ vets: { id: string; name: string }[] }>("GET", `/api/v1/public/clinics/${SLUG}`);
-  expect(shown.body.vets).toEqual([{ id: vet.user.id, name: vet.user.name }]);
+  expect(shown.body.vets).toEqual([{ id: vet.user.id, name: "A vet" }]);
   const withVets = await t.request<{ data: { vet_id: string }[] }>("GET", `/api/v1/public/clinics/${SLUG}/availability?appointment_type_id=${consulta}&from=2026-01-19&to=2026-01-19&vet_id=${vet.user.id}`);
   expect(withVets.body.data.every((s) => s.vet_id === vet.user.id)).toBe(true);
   expect((await settings({ show_vet_names_online: false })).status).toBe(200);
