@@ -53,14 +53,14 @@ try {
   await run.check("the booking page: pick a type, a day and a slot, fill in the tutor and the pet, tick a consent, booked", async () => {
     await page.goto(`${base}/book/los-aromos`);
     await page.getByRole("heading", { name: "Reservar hora en Los Aromos" }).waitFor();
-    assert((await page.evaluate(() => document.documentElement.lang)) === "es-CL", "the page says it is Spanish");
+    assert((await page.evaluate("document.documentElement.lang")) === "es-CL", "the page says it is Spanish");
     assert((await page.getByTestId("type").inputValue()) === type.id, "the type taken online is offered");
     await page.getByTestId("day").fill(bookingDay);
-    await page.getByTestId("slot").first().waitFor();
+    await page.locator(`[data-day="${bookingDay}"]`).waitFor();
     const first = (await page.getByTestId("slot").first().textContent())!.trim();
     assert(first === "09:00", `the day's first slot is 09:00 in Santiago (got ${first})`);
     // Nothing wider than the phone.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
     assert(overflow <= 0, `the page scrolls sideways by ${overflow}px on a phone`);
     await page.getByTestId("slot").nth(2).click();
     const form = page.getByTestId("booking-form");
@@ -101,7 +101,7 @@ try {
     // Reloading the booking page offers the slot again.
     await page.goto(`${base}/book/los-aromos`);
     await page.getByTestId("day").fill(bookingDay);
-    await page.getByTestId("slot").nth(2).waitFor();
+    await page.locator(`[data-day="${bookingDay}"]`).waitFor();
     assert((await page.getByTestId("slot").nth(2).textContent())!.trim() === "10:00", "10:00 is offered again");
   });
 

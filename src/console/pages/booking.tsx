@@ -186,12 +186,18 @@ export function BookingPage({ slug }: { slug: string }) {
     if (!clinic || !typeId || !day) return;
     setSlots(null);
     setSlot(null);
+    // An answer for a day or type no longer chosen is dropped.
+    let current = true;
     send<{ data: Slot[] }>("GET", `/clinics/${encodeURIComponent(slug)}/availability?appointment_type_id=${typeId}&from=${day}&to=${day}`)
-      .then((found) => setSlots(found.data))
+      .then((found) => current && setSlots(found.data))
       .catch((e) => {
+        if (!current) return;
         setSlots([]);
         setError(explain(e));
       });
+    return () => {
+      current = false;
+    };
   }, [clinic, typeId, day]);
 
   if (answer) return <Booked answer={answer} />;
@@ -276,7 +282,7 @@ export function BookingPage({ slug }: { slug: string }) {
             ) : !slots.length ? (
               <p data-testid="no-slots">No quedan horas este día. Prueba con otro.</p>
             ) : (
-              <div class="inline" role="group" aria-label="Horas disponibles">
+              <div class="inline" role="group" aria-label="Horas disponibles" data-day={day}>
                 {slots.map((s) => (
                   <button type="button" class={slot === s ? undefined : "secondary"} aria-pressed={slot === s} onClick={() => pick(s)} data-testid="slot">
                     {timeIn(s.start, clinic.timezone)}
