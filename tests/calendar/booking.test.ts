@@ -156,6 +156,13 @@ test("a booking is requested, carries a manage link, and answers alike whether o
   const confirmed = await book(bookingBody(consulta, "2026-01-19T16:00:00Z", { tutor: { name: "Eva", phone: "+56944445555", email: "eva@example.cl" } }));
   expect(confirmed.body.booking.status).toBe("scheduled");
   expect((await settings({ auto_confirm_online_bookings: false })).status).toBe(200);
+
+  // A clinic that shows its vets lets the tutor choose one, and names them in the answer.
+  expect((await settings({ show_vet_names_online: true })).status).toBe(200);
+  const chosen = await book(bookingBody(consulta, "2026-01-19T17:00:00Z", { vet_id: vet.user.id, tutor: { name: "Iván", phone: "+56966667777", email: "ivan@example.cl" } }));
+  expect(chosen.status, chosen.text).toBe(201);
+  expect(chosen.body.booking.vet).toEqual({ id: vet.user.id, name: "A vet" });
+  expect((await settings({ show_vet_names_online: false })).status).toBe(200);
 });
 
 test("the manage link shows, moves and cancels the booking within the cancellation window; audited, revision bumped", async () => {
