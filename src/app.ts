@@ -49,6 +49,7 @@ import { visitsModule } from "./modules/visits";
 import { appointmentTypesModule } from "./modules/appointment-types";
 import { roomsModule } from "./modules/rooms";
 import { availabilityModule } from "./modules/availability";
+import { bookingModule } from "./modules/booking";
 import { schedulesModule } from "./modules/schedules";
 import { notesModule } from "./modules/notes";
 import { vitalsModule } from "./modules/vitals";
@@ -89,6 +90,7 @@ function buildRoutes(context: AppContext) {
         .use(appointmentTypesModule(context))
         .use(roomsModule(context))
         .use(availabilityModule(context))
+        .use(bookingModule(context))
         .use(schedulesModule(context))
         .use(notesModule(context))
         .use(vitalsModule(context))

@@ -177,6 +177,10 @@ export interface RestLimits {
   perUserPerMinute: number;
   /** The OAuth server's open endpoints (registration, tokens, revocation), per IP. */
   oauthPerIpPerMinute: number;
+  /** Online booking's public routes (/api/v1/public/clinics/…, /api/v1/public/bookings/…), per IP. */
+  publicPerIpPerMinute: number;
+  /** The same routes, per clinic (each instance counts its own traffic). */
+  publicPerClinicPerMinute: number;
 }
 
 export const DEFAULT_LIMITS: RestLimits = {
@@ -185,6 +189,8 @@ export const DEFAULT_LIMITS: RestLimits = {
   loginMaxDelayMs: 15 * 60 * 1000,
   perUserPerMinute: 600,
   oauthPerIpPerMinute: 30,
+  publicPerIpPerMinute: 60,
+  publicPerClinicPerMinute: 600,
 };
 
 type Env = Record<string, string | undefined>;

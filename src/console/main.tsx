@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Api } from "./api";
 import { I18n, type Language } from "./i18n";
 import { BillingPage, InvoicePage } from "./pages/billing";
+import { BookingPage, ManageBookingPage } from "./pages/booking";
 import { DuePage, NoteRedirect, VisitPage } from "./pages/clinical";
 import { ConsentPage } from "./pages/consent";
 import { McpPage } from "./pages/mcp";
@@ -167,4 +168,12 @@ const i18n = new I18n();
 document.documentElement.lang = i18n.locale;
 // Inside another site's frame the console renders nothing, so no button of it (the consent page's
 // Approve above all) can be clickjacked; a frame that forbids scripts gets an empty page anyway.
-if (window.top === window.self) render(<Root console={{ api: new Api(), i18n, notice: signal(null) }} />, document.getElementById("app")!);
+// A clinic's public booking page (/book/{slug}, /book/{slug}/manage#<token>) is for tutors: Spanish, no session.
+const booking = /^\/book\/([^/]+)(\/manage)?\/?$/.exec(location.pathname);
+if (booking) document.documentElement.lang = "es-CL";
+if (window.top === window.self) {
+  render(
+    booking ? <main>{booking[2] ? <ManageBookingPage /> : <BookingPage slug={decodeURIComponent(booking[1]!)} />}</main> : <Root console={{ api: new Api(), i18n, notice: signal(null) }} />,
+    document.getElementById("app")!,
+  );
+}

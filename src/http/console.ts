@@ -85,6 +85,9 @@ export const consoleModule = (bundle = new ConsoleBundle()) => {
     .get("/", page, { detail: { hide: true } })
     .get("/setup", page, { detail: { hide: true } })
     .get("/join", page, { detail: { hide: true } })
+    // A clinic's public booking page and its manage link (the token in the fragment).
+    .get("/book/:slug", page, { detail: { hide: true } })
+    .get("/book/:slug/manage", page, { detail: { hide: true } })
     .get(
       `${CONSOLE_ASSETS}/*`,
       async ({ path }) => {

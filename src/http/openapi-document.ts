@@ -141,7 +141,8 @@ function summaryOf(method: string, path: string): string {
 }
 
 function securityOf(path: string): Json[] {
-  if (PUBLIC_PATHS.has(path)) return [];
+  // Online booking's routes are for tutors without an account (a manage link carries its own signed token).
+  if (PUBLIC_PATHS.has(path) || path.startsWith("/api/v1/public/")) return [];
   if (path.startsWith("/mcp")) return [{ apiKey: [] }];
   return [{ accessToken: [] }];
 }
@@ -173,7 +174,7 @@ function operationFor(route: RouteLike, path: string): Json {
       });
     }
   }
-  if (idempotent) parameters.push({ name: "Idempotency-Key", in: "header", required: false, description: "A UUID; a retry with the same key and body within 24 h replays the first response", schema: { type: "string", format: "uuid" } });
+  if (idempotent) parameters.push({ name: "Idempotency-Key", in: "header", required: detail["x-idempotency-required"] === true, description: "A UUID; a retry with the same key and body within 24 h replays the first response", schema: { type: "string", format: "uuid" } });
 
   // A route that answers a file (XML, PDF) names its media type; its success is that file.
   const fileMediaType = detail["x-media-type"] as string | undefined;

@@ -98,6 +98,8 @@ export class RestRateLimits {
   private readonly oauthByIp = new SlidingWindowLog(MINUTE);
   private readonly loginFailures = new Map<string, { count: number; lastAt: number }>();
   private readonly byUser = new SlidingWindowLog(MINUTE);
+  private readonly publicByIp = new SlidingWindowLog(MINUTE);
+  private readonly publicByClinic = new SlidingWindowLog(MINUTE);
 
   constructor(
     private readonly limits: RestLimits,
@@ -173,6 +175,22 @@ export class RestRateLimits {
     const over = failures - this.limits.loginFailuresBeforeDelay;
     if (over < 0) return 0;
     return Math.min(1000 * 2 ** Math.min(over, 30), this.limits.loginMaxDelayMs);
+  }
+
+  /**
+   * Counts one call to online booking's public routes, from `ip` and for the clinic `clinicKey`;
+   * throws 429 past either limit (the clinic's budget keeps one clinic's page from being flooded
+   * from many addresses). A call refused by one limit is not counted by the other.
+   */
+  admitPublicCall(ip: string, clinicKey: string): RateLimitHeaders {
+    const now = this.clock.now().getTime();
+    const byIp = this.publicByIp.peek(ip, this.limits.publicPerIpPerMinute, now);
+    const byClinic = this.publicByClinic.peek(clinicKey, this.limits.publicPerClinicPerMinute, now);
+    const [limit, decision] = !byIp.allowed ? [this.limits.publicPerIpPerMinute, byIp] : !byClinic.allowed ? [this.limits.publicPerClinicPerMinute, byClinic] : [this.limits.publicPerIpPerMinute, byIp];
+    if (!decision.allowed) throw tooMany("RATE_LIMIT_EXCEEDED", "Too many requests; try again in a moment", decision.retryAfterMs, headersOf(limit, 0, decision.resetAtMs));
+    this.publicByIp.record(ip, now);
+    this.publicByClinic.record(clinicKey, now);
+    return headersOf(limit, byIp.remaining - 1, byIp.resetAtMs > now ? byIp.resetAtMs : now + MINUTE);
   }
 
   /** Counts one authenticated REST call; throws 429 past the per-user limit. */

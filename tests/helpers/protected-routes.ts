@@ -228,9 +228,11 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "DELETE", path: "/clinic/closures/:id", roles: ["owner"], seed: seedClosure, readBack: "/clinic/closures" },
 ];
 
-/** REST routes that need no access token (the reminder links and WhatsApp's webhook carry their own signature). */
+/** REST routes that need no access token (the reminder and booking links and WhatsApp's webhook carry their own signature; online booking is for tutors without an account). */
 export const PUBLIC_ROUTES = [
   "POST /auth/register", "POST /auth/login", "POST /auth/refresh", "GET /auth/setup", "POST /auth/setup",
   "GET /integrations/whatsapp/webhook", "POST /integrations/whatsapp/webhook",
   ...["unsubscribe", "confirm", "cancel"].flatMap((action) => [`GET /public/reminders/${action}`, `POST /public/reminders/${action}`]),
+  "GET /public/clinics/:slug", "GET /public/clinics/:slug/availability", "POST /public/clinics/:slug/bookings",
+  "GET /public/bookings/manage", "POST /public/bookings/manage",
 ];
