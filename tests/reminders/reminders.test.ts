@@ -138,6 +138,34 @@ describe("e-mail reminders through a real SMTP server", () => {
     expect(withdrawn.length).toBeGreaterThan(0);
   });
 
+  test("the patient's timeline shows each reminder that left or was stopped: state, channel, rule kind and when", async () => {
+    await at("2026-03-10T12:00:00Z");
+    const { tutorId, patientId } = await tutorWithPatient({ email: "timeline@example.test" }, ["email"]);
+    await vaccinate(patientId, "2026-03-15");
+    type Entry = { kind: string; id: string; at: string; summary: string; record: Message & { sent_at: string | null } };
+    const reminders = async () => (await owner.as<Page<Entry>>("GET", `/api/v1/patients/${patientId}/timeline?kind=reminder`)).body.data;
+    await dispatcher().plan();
+    expect(await reminders(), "a queued message is not history yet").toEqual([]);
+    await run();
+    const [sent] = await reminders();
+    expect(sent).toMatchObject({ kind: "reminder", summary: "Reminder sent (e-mail): vaccination due", record: { state: "sent", channel: "email", kind: "vaccination_due" } });
+    expect(Date.parse(sent!.at)).toBe(Date.parse(sent!.record.sent_at!));
+    // A second due date; reception records the tutor's refusal before it leaves.
+    t.clock.advance(60_000);
+    await owner.as("POST", `/api/v1/patients/${patientId}/vaccinations`, { json: { vaccine: "Leptospira", diseases: ["leptospirosis"], next_due_on: "2026-03-16" } });
+    await dispatcher().plan();
+    expect((await owner.as("POST", `/api/v1/tutors/${tutorId}/consents`, { json: { channel: "email", purpose: "reminders", granted: false } })).status).toBe(201);
+    t.clock.advance(60_000);
+    await run();
+    const entries = await reminders();
+    expect(entries.map((e) => [e.record.state, e.record.suppressed_reason])).toEqual([["suppressed", "consent_withdrawn"], ["sent", null]]);
+    expect(entries[0]!.summary).toBe("Reminder not sent (e-mail): vaccination due, consent withdrawn");
+    // The whole timeline holds them among the clinical entries, newest first.
+    const all = (await owner.as<Page<Entry>>("GET", `/api/v1/patients/${patientId}/timeline`)).body.data;
+    expect(all.filter((e) => e.kind === "reminder").map((e) => e.id)).toEqual(entries.map((e) => e.id));
+    expect(all.map((e) => e.at)).toEqual([...all.map((e) => e.at)].sort().reverse());
+  });
+
   test("a forged or altered link does nothing", async () => {
     const forged = await t.app.handle(new Request("http://localhost/api/v1/public/reminders/unsubscribe?token=unsubscribe.0190a1b2-0000-7000-8000-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", { method: "POST" }));
     expect(forged.status).toBe(404);

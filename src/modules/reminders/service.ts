@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { clinicRecords, pageOf } from "../../db/clinic-records";
 import { keyset, type PageRequest } from "../../db/keyset";
@@ -158,6 +158,3 @@ export async function recordProviderStatus(ctx: ServiceContext, providerMessageI
   }
 }
 
-/** Messages of one patient, newest first, for its timeline. */
-export const messagesOfPatient = (ctx: ServiceContext, clinicId: string, patientId: string) =>
-  ctx.db.select().from(reminderMessages).where(and(eq(reminderMessages.clinic_id, clinicId), eq(reminderMessages.patient_id, patientId))).orderBy(sql`${reminderMessages.created_at} desc`).limit(100);
