@@ -156,8 +156,14 @@ describe("e-mail reminders through a real SMTP server", () => {
     await dispatcher().plan();
     expect((await owner.as("POST", `/api/v1/tutors/${tutorId}/consents`, { json: { channel: "email", purpose: "reminders", granted: false } })).status).toBe(201);
     t.clock.advance(60_000);
+    const mark = t.clock.now().toISOString();
+    t.clock.advance(1000);
     await run();
     const entries = await reminders();
+    // Delta sync of the outbox: the message whose state changed after the mark, the sent one not.
+    const changed = await owner.as<Page<Message>>("GET", `/api/v1/reminders?updated_since=${encodeURIComponent(mark)}`);
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.data.map((m) => [m.id, m.state])).toEqual([[entries[0]!.id, "suppressed"]]);
     expect(entries.map((e) => [e.record.state, e.record.suppressed_reason])).toEqual([["suppressed", "consent_withdrawn"], ["sent", null]]);
     expect(entries[0]!.summary).toBe("Reminder not sent (e-mail): vaccination due, consent withdrawn");
     // The whole timeline holds them among the clinical entries, newest first.

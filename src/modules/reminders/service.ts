@@ -1,6 +1,6 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { clinicRecords, pageOf } from "../../db/clinic-records";
+import { changedSince, changesKeyset, clinicRecords, pageOf } from "../../db/clinic-records";
 import { keyset, type PageRequest } from "../../db/keyset";
 import { reminderMessages, reminderRules, tutors, type ConsentChannel, type ReminderState } from "../../db/schema";
 import { AppError } from "../../lib/errors";
@@ -59,6 +59,8 @@ export async function updateRule(ctx: ServiceContext, clinicId: string, id: stri
 }
 
 export const listRules = (ctx: ServiceContext, clinicId: string, page: PageRequest) => ruleRecords.page(ctx, clinicId, [], page);
+/** Delta sync of the rules: changed after an instant, removed ones included with their deleted_at. */
+export const ruleChanges = (ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest) => ruleRecords.changedSince(ctx, clinicId, since, page);
 
 export const MESSAGE_KEYSET = keyset<MessageRow>("reminders", [reminderMessages.created_at, reminderMessages.id]);
 
@@ -80,7 +82,12 @@ export const messageView = (row: MessageRow) => ({
   delivered_at: row.delivered_at ? rfc3339(row.delivered_at) : null,
   read_at: row.read_at ? rfc3339(row.read_at) : null,
   created_at: rfc3339(row.created_at),
+  updated_at: rfc3339(row.updated_at),
 });
+
+/** Delta sync of the outbox: messages whose state changed after an instant, oldest change first. */
+export const MESSAGE_CHANGES = changesKeyset<MessageRow>(reminderMessages);
+export const messageChanges = (ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest) => changedSince<MessageRow>(ctx.db, reminderMessages, clinicId, since, page, MESSAGE_CHANGES);
 
 export const listMessages = (ctx: ServiceContext, clinicId: string, filters: ReminderFilters, page: PageRequest) =>
   pageOf<MessageRow>(
