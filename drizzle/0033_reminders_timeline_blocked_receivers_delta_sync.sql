@@ -1,10 +1,12 @@
 -- Delta sync (updated_since) on the reminder outbox, the reminder rules, time off and closures:
--- each list reads its clinic's changes through (clinic_id, updated_at, id). A tax document
--- remembers when its receiver's data was erased, so every read path shows it blocked.
+-- each list reads its clinic's changes through (clinic_id, updated_at, id); the outbox's list
+-- filtered by tutor reads through (clinic_id, tutor_id, created_at). A tax document remembers
+-- when its receiver's data was erased, so every read path shows it blocked.
 ALTER TABLE "tax_documents" ADD COLUMN "receiver_blocked_at" timestamp (3) with time zone;--> statement-breakpoint
 CREATE INDEX "clinic_closures_clinic_updated_idx" ON "clinic_closures" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
 CREATE INDEX "time_off_clinic_updated_idx" ON "time_off" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
 CREATE INDEX "reminder_messages_clinic_updated_idx" ON "reminder_messages" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
+CREATE INDEX "reminder_messages_tutor_idx" ON "reminder_messages" USING btree ("clinic_id","tutor_id","created_at");--> statement-breakpoint
 CREATE INDEX "reminder_rules_clinic_updated_idx" ON "reminder_rules" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
 -- The patient's timeline also shows the reminders about the patient that left or were stopped
 -- (sent, delivered, read, failed, suppressed), at the moment they left or ended; queued ones

@@ -137,6 +137,7 @@ export const reminderMessages = pgTable(
     index("reminder_messages_clinic_created_idx").on(t.clinic_id, t.created_at, t.id),
     index("reminder_messages_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     index("reminder_messages_patient_idx").on(t.clinic_id, t.patient_id, t.created_at),
+    index("reminder_messages_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at),
     index("reminder_messages_provider_idx").on(t.provider_message_id),
     check("reminder_messages_status_check", sql`${t.status} in ('queued', 'sent', 'delivered', 'read', 'failed', 'suppressed')`),
   ],
