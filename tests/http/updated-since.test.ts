@@ -45,8 +45,8 @@ async function reminder() {
   vaccinationRule ??= reminderRule();
   await vaccinationRule;
   const patientId = await patient();
-  const [{ tutor_id }] = await t.database.query<{ tutor_id: string }>("select tutor_id from patients where id = $1", [patientId]);
-  expect((await owner.as("POST", `/api/v1/tutors/${tutor_id}/consents`, { json: { channel: "email", purpose: "reminders", granted: true } })).status).toBe(201);
+  const [owned] = await t.database.query<{ tutor_id: string }>("select tutor_id from patients where id = $1", [patientId]);
+  expect((await owner.as("POST", `/api/v1/tutors/${owned!.tutor_id}/consents`, { json: { channel: "email", purpose: "reminders", granted: true } })).status).toBe(201);
   const vaccination = await created(`/api/v1/patients/${patientId}/vaccinations`, { vaccine: "Sync", diseases: [`sync${letters++}`], next_due_on: day(3) });
   await planReminders(t.database, t.clock.now(), new Date(t.clock.now().getTime() + 86_400_000), ["email"]);
   const [message] = await t.database.query<{ id: string }>("select id from reminder_messages where subject_id = $1", [vaccination]);
