@@ -1,8 +1,11 @@
 -- Delta sync (updated_since) on the reminder outbox, the reminder rules, time off and closures:
 -- each list reads its clinic's changes through (clinic_id, updated_at, id); the outbox's list
 -- filtered by tutor reads through (clinic_id, tutor_id, created_at). A tax document remembers
--- when its receiver's data was erased, so every read path shows it blocked.
+-- when its receiver's data was erased, so every read path shows it blocked. A reminder records
+-- when its latest attempt went to the provider (before the call), so a message reclaimed after a
+-- kill is known to be in doubt.
 ALTER TABLE "tax_documents" ADD COLUMN "receiver_blocked_at" timestamp (3) with time zone;--> statement-breakpoint
+ALTER TABLE "reminder_messages" ADD COLUMN "sending_at" timestamp (3) with time zone;--> statement-breakpoint
 CREATE INDEX "clinic_closures_clinic_updated_idx" ON "clinic_closures" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
 CREATE INDEX "time_off_clinic_updated_idx" ON "time_off" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
 CREATE INDEX "reminder_messages_clinic_updated_idx" ON "reminder_messages" USING btree ("clinic_id","updated_at","id");--> statement-breakpoint
@@ -45,3 +48,7 @@ ALTER TABLE public.tax_documents ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.tax_documents;
 --> statement-breakpoint
 CREATE POLICY mcp_reader_own_clinic ON public.tax_documents FOR SELECT TO vet_mcp_reader USING (deleted_at IS NULL AND clinic_id = (SELECT nullif(current_setting('app.clinic_id', true), '')::uuid));
+--> statement-breakpoint
+-- Handing a message to the provider (sending_at) is the dispatcher's bookkeeping, as its claim is,
+-- not a change of the message: no event.
+SELECT audit_attach('reminder_messages', 'reminder', '{"sent": "sent", "failed": "failed", "suppressed": "suppressed", "delivered": "delivered", "read": "read"}', ARRAY['claimed_until', 'attempts', 'send_at', 'last_error', 'sending_at']);

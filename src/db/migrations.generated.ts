@@ -68,5 +68,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0030_oauth_refresh_successor_consent_decisions", when: 1795839704377, breakpoints: true, sql: m30 },
   { tag: "0031_calendar", when: 1795839743471, breakpoints: true, sql: m31 },
   { tag: "0032_calendar_delta_sync_indexes", when: 1795840412035, breakpoints: true, sql: m32 },
-  { tag: "0033_reminders_timeline_blocked_receivers_delta_sync", when: 1795846868481, breakpoints: true, sql: m33 },
+  { tag: "0033_reminders_timeline_blocked_receivers_delta_sync", when: 1795847066381, breakpoints: true, sql: m33 },
 ];

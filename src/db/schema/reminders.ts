@@ -126,6 +126,13 @@ export const reminderMessages = pgTable(
     /** Where it went (e-mail address or phone number) as it left. */
     recipient: text("recipient"),
     provider_message_id: text("provider_message_id"),
+    /**
+     * When the latest attempt was handed to the provider, written before the call: a message
+     * reclaimed (after a kill) with it set is in doubt, as the provider may have accepted it; on a
+     * sent message, sent_at − sending_at is how long the provider took to answer.
+     */
+    sending_at: timestampColumn("sending_at"),
+
     last_error: text("last_error"),
     sent_at: timestampColumn("sent_at"),
     delivered_at: timestampColumn("delivered_at"),

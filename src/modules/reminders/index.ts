@@ -147,7 +147,7 @@ export const remindersModule = (context: AppContext, runtime: ReminderRuntime) =
       const changes = database.changeContexts.current();
       if (changes) changes.actor = { type: "system", id: null, name: "whatsapp webhook" };
       for (const event of whatsappEvents(body)) {
-        if (event.kind === "status") await reminders.recordProviderStatus(services, event.id, event.status, event.at, event.error);
+        if (event.kind === "status") await reminders.recordProviderStatus(services, event);
         else if (reminders.isStopReply(event.text)) await reminders.withdrawByReply(services, event.from, `WhatsApp reply "${event.text.slice(0, 40)}" (${event.id})`);
       }
       return new Response(null, { status: 200 });

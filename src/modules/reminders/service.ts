@@ -150,8 +150,25 @@ export async function withdrawByReply(ctx: ServiceContext, from: string, evidenc
 
 const STATUS_ORDER = { sent: 0, delivered: 1, read: 2 } as const;
 
-/** A provider's status for a message it accepted: delivered and read only move forward; failed ends it. */
-export async function recordProviderStatus(ctx: ServiceContext, providerMessageId: string, status: string, at: Date, error: string | null) {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A provider's status for a message it accepted: delivered and read only move forward; failed ends
+ * it. A status naming (in `biz_opaque_callback_data`) a message still in doubt — handed to the
+ * provider by an instance that stopped before recording the answer — settles it first: the
+ * provider has it, so it is recorded as sent, with the provider's id, and never sent again.
+ */
+export async function recordProviderStatus(ctx: ServiceContext, event: { id: string; status: string; at: Date; error: string | null; callback?: string | null; recipient?: string | null }) {
+  const { id: providerMessageId, status, at, error } = event;
+  if (event.callback && UUID.test(event.callback)) {
+    const now = ctx.clock.now().toISOString();
+    await ctx.db.transaction((tx) =>
+      tx.execute(sql`
+        update reminder_messages set status = 'sent', sent_at = sending_at, provider_message_id = ${providerMessageId}, recipient = coalesce(${event.recipient ?? null}, recipient),
+          claimed_until = null, last_error = null, updated_at = ${now}
+        where id = ${event.callback} and status = 'queued' and sending_at is not null and provider_message_id is null`),
+    );
+  }
   if (status === "delivered" || status === "read") {
     const column = status === "delivered" ? sql`delivered_at = coalesce(delivered_at, ${at.toISOString()})` : sql`read_at = coalesce(read_at, ${at.toISOString()}), delivered_at = coalesce(delivered_at, ${at.toISOString()})`;
     const earlier = Object.entries(STATUS_ORDER).filter(([, rank]) => rank < STATUS_ORDER[status]).map(([name]) => name);
