@@ -58,6 +58,7 @@ const en = {
   "kind.reminder": "Reminder",
   // A reminder in the patient's timeline and the message lists: its state and why it was not sent, in words.
   "timeline.reminder": "Reminder of {what} by {channel}: {state}",
+  "reminderChannel.email": "e-mail", "reminderChannel.whatsapp": "WhatsApp",
   "reminderState.queued": "waiting to be sent", "reminderState.sent": "sent", "reminderState.delivered": "delivered", "reminderState.read": "read", "reminderState.failed": "could not be sent", "reminderState.suppressed": "not sent",
   "reminderReason.dose_given": "the dose was already given", "reminderReason.appointment_cancelled": "the appointment was cancelled", "reminderReason.appointment_moved": "the appointment was moved",
   "reminderReason.patient_deceased": "the patient died", "reminderReason.consent_withdrawn": "the tutor did not agree or withdrew their consent", "reminderReason.tutor_blocked": "the tutor's data is blocked",
@@ -464,6 +465,7 @@ const es: Record<MessageKey, string> = {
   "kind.invoice": "Venta",
   "kind.reminder": "Recordatorio",
   "timeline.reminder": "Recordatorio de {what} por {channel}: {state}",
+  "reminderChannel.email": "correo", "reminderChannel.whatsapp": "WhatsApp",
   "reminderState.queued": "en espera de envío", "reminderState.sent": "enviado", "reminderState.delivered": "entregado", "reminderState.read": "leído", "reminderState.failed": "no se pudo enviar", "reminderState.suppressed": "no enviado",
   "reminderReason.dose_given": "la dosis ya se aplicó", "reminderReason.appointment_cancelled": "la hora se anuló", "reminderReason.appointment_moved": "la hora se cambió",
   "reminderReason.patient_deceased": "el paciente falleció", "reminderReason.consent_withdrawn": "el tutor no autorizó o retiró su autorización", "reminderReason.tutor_blocked": "los datos del tutor están bloqueados",

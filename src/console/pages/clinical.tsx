@@ -230,7 +230,7 @@ export interface ReminderWords {
 
 /** A reminder in words: about what, on which channel, what became of it and why it was not sent. */
 export function reminderSentence(i18n: I18n, m: ReminderWords): string {
-  const text = i18n.format("timeline.reminder", { what: i18n.label("reminders.kind", m.kind).toLocaleLowerCase(i18n.locale), channel: i18n.label("contact.channel", m.channel), state: i18n.label("reminderState", m.state) });
+  const text = i18n.format("timeline.reminder", { what: i18n.label("reminders.kind", m.kind).toLocaleLowerCase(i18n.locale), channel: i18n.label("reminderChannel", m.channel), state: i18n.label("reminderState", m.state) });
   return m.suppressed_reason ? `${text} (${i18n.label("reminderReason", m.suppressed_reason)})` : text;
 }
 
