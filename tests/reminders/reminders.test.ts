@@ -186,6 +186,9 @@ describe("e-mail reminders through a real SMTP server", () => {
     expect(copies).toHaveLength(1);
     expect(copies[0]!.headers.get("message-id")).toContain(queued!.id);
     expect((await messages(`?patient_id=${patientId}`))[0]).toMatchObject({ state: "sent", attempts: 2 });
+    // Handing over is bookkeeping: the event log has the message's creation and its sending, nothing between.
+    const events = await t.database.query<{ action: string }>("select action from events where entity_type = 'reminder' and entity_id = $1 order by seq", [queued!.id]);
+    expect(events.map((e) => e.action)).toEqual(["reminder.created", "reminder.sent"]);
   });
 
   test("a forged or altered link does nothing", async () => {
