@@ -74,6 +74,21 @@ beforeAll(async () => {
   const [payment] = await t.database.query<{ id: string; invoice_id: string }>("SELECT id, invoice_id FROM payments WHERE clinic_id = $1 LIMIT 1", [owner.clinic.id]);
   ids.payment = payment!.id;
   ids.invoice = payment!.invoice_id;
+  // The reminder outbox the generator leaves out: one appointment reminder per visit of the clinic
+  // under test (sent, suppressed or still queued), for its list, its delta sync and the timeline.
+  // Loaded as the generator loads (no audit events, which the audit list's plans would read).
+  await t.database.copyTransaction("load", async (session) => {
+    await session.query("select set_config('app.audit', 'off', true)");
+    await session.query(
+      `insert into reminder_messages (id, clinic_id, created_at, updated_at, rule_id, kind, subject_id, patient_id, tutor_id, channel, due_at, expires_at, send_at, status, suppressed_reason, sent_at)
+       select gen_random_uuid(), v.clinic_id, v.scheduled_at - interval '1 day', v.scheduled_at - interval '23 hours', '00000000-0000-7000-8000-000000000001', (array['appointment', 'vaccination_due', 'follow_up'])[1 + abs(hashtext(v.id::text || 'kind')) % 3], v.id, v.patient_id, p.tutor_id, 'email',
+              v.scheduled_at, v.scheduled_at, v.scheduled_at - interval '1 day', s.status, case when s.status = 'suppressed' then 'late' end, case when s.status = 'sent' then v.scheduled_at - interval '1 day' end
+       from visits v join patients p on p.id = v.patient_id
+       cross join lateral (select case abs(hashtext(v.id::text)) % 10 when 0 then 'suppressed' when 1 then 'queued' else 'sent' end as status) s
+       where v.clinic_id = $1 and v.deleted_at is null`,
+      [owner.clinic.id],
+    );
+  });
   await new PlannerStatistics(t.database, silentLogger).refresh();
   clinicTables = new Set((await t.database.query<{ name: string }>("SELECT table_name AS name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'clinic_id'")).map((r) => r.name));
   const indexes = await t.database.query<{ name: string; tab: string; is_unique: boolean }>(
@@ -196,6 +211,10 @@ describe(`every list route is planned for its clinic (${databaseKind})`, () => {
   test("the route table lists the lists, with their filters", () => {
     const paths = listRoutes().map((r) => r.path);
     for (const known of ["/api/v1/tutors", "/api/v1/visits", "/api/v1/billing/invoices", "/api/v1/patients/:id/timeline", "/api/v1/vaccinations/due", "/api/v1/audit"]) expect(paths).toContain(known);
+    // Delta sync's variant is planned like any filter on the lists that take it.
+    for (const synced of ["/api/v1/reminders", "/api/v1/reminder-rules", "/api/v1/users/:id/time-off", "/api/v1/clinic/closures"]) {
+      expect(listRoutes().find((r) => r.path === synced)?.query, synced).toContain("updated_since");
+    }
     const missing = listRoutes().flatMap((r) => r.query.filter((name) => !SAMPLES[name]).map((name) => `${r.path}?${name}`));
     expect(missing, "add a sample value for these filters").toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import type { CursorPageBody } from "../../src/http/pagination";
 import { rfc3339 } from "../../src/lib/time";
+import { planReminders } from "../../src/modules/reminders/planner";
 import { makeIssuer } from "../billing/sii-fixtures";
 import { draft, emitted, pay } from "../billing/helpers";
 import type { TestApp } from "../helpers/app";
@@ -25,10 +26,6 @@ const NOT_RECORDS: Record<string, string> = {
   "/api/v1/mcp/usage": "an append-only log, filtered by date_from/date_to",
   "/api/v1/audit": "the event log itself, append-only, filtered by date_from/date_to",
   "/api/v1/webhooks/{id}/deliveries": "an attempt log of one webhook, newest first",
-  "/api/v1/reminders": "the reminder outbox, newest first, filtered by state; sends and failures are also events in /audit",
-  "/api/v1/reminder-rules": "the clinic's few reminder settings, read whole; each change is an event in /audit",
-  "/api/v1/users/{id}/time-off": "one person's time off, read whole for a schedule; each change is an event in /audit",
-  "/api/v1/clinic/closures": "the clinic's closed days, read whole for a schedule; each change is an event in /audit",
 };
 
 const created = async (path: string, json: unknown) => {
@@ -40,6 +37,21 @@ const tutor = () => created("/api/v1/tutors", { name: "Sync" });
 const patient = async () => created("/api/v1/patients", { tutor_id: await tutor(), name: "Sync", species: "dog" });
 const visit = async () => created("/api/v1/visits", { patient_id: await patient(), scheduled_at: rfc3339(t.clock.now()) });
 let letters = 0;
+const day = (offsetDays: number) => new Date(t.clock.now().getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+const reminderRule = () => created("/api/v1/reminder-rules", { kind: "vaccination_due", name: `Sync ${letters++}`, offset: "-7d", channels: ["email"] });
+let vaccinationRule: Promise<string> | undefined;
+/** A reminder in the outbox: a due vaccination of a patient whose tutor agreed to e-mail, planned. */
+async function reminder() {
+  vaccinationRule ??= reminderRule();
+  await vaccinationRule;
+  const patientId = await patient();
+  const [owned] = await t.database.query<{ tutor_id: string }>("select tutor_id from patients where id = $1", [patientId]);
+  expect((await owner.as("POST", `/api/v1/tutors/${owned!.tutor_id}/consents`, { json: { channel: "email", purpose: "reminders", granted: true } })).status).toBe(201);
+  const vaccination = await created(`/api/v1/patients/${patientId}/vaccinations`, { vaccine: "Sync", diseases: [`sync${letters++}`], next_due_on: day(3) });
+  await planReminders(t.database, t.clock.now(), new Date(t.clock.now().getTime() + 86_400_000), ["email"]);
+  const [message] = await t.database.query<{ id: string }>("select id from reminder_messages where subject_id = $1", [vaccination]);
+  return message!.id;
+}
 
 /** Per list route: its parent (for nested lists) and how one more record of it is made. */
 const RECORDS: Record<string, { parent?: () => Promise<string>; make: (parent: string) => Promise<string> }> = {
@@ -83,6 +95,10 @@ const RECORDS: Record<string, { parent?: () => Promise<string>; make: (parent: s
     },
   },
   "/api/v1/webhooks": { make: () => created("/api/v1/webhooks", { url: "http://127.0.0.1:9/sync", events: ["*"] }) },
+  "/api/v1/reminder-rules": { make: reminderRule },
+  "/api/v1/reminders": { make: reminder },
+  "/api/v1/users/{id}/time-off": { parent: async () => owner.user.id, make: (id) => created(`/api/v1/users/${id}/time-off`, { starts_at: `${day(10 + letters)}T12:00:00Z`, ends_at: `${day(10 + letters++)}T14:00:00Z` }) },
+  "/api/v1/clinic/closures": { make: () => created("/api/v1/clinic/closures", { day: day(40 + letters++) }) },
 };
 
 interface Operation {
@@ -120,15 +136,24 @@ test("every list route in /openapi.json declares updated_since and answers with 
   }
 });
 
-test("a record deleted after the mark comes back with its deleted_at (webhooks, users)", async () => {
+test("a record deleted after the mark comes back with its deleted_at (webhooks, users, reminder rules, time off, closures)", async () => {
   const hook = await created("/api/v1/webhooks", { url: "http://127.0.0.1:9/gone", events: ["*"] });
   const user = await created("/api/v1/users", { email: uniqueEmail("gone"), name: "Gone", role: "staff", password: PASSWORD });
+  const rule = await reminderRule();
+  const timeOff = await created(`/api/v1/users/${owner.user.id}/time-off`, { starts_at: `${day(90)}T12:00:00Z`, ends_at: `${day(90)}T14:00:00Z` });
+  const closure = await created("/api/v1/clinic/closures", { day: day(91) });
   t.clock.advance(1000);
   const mark = rfc3339(t.clock.now());
   t.clock.advance(1000);
-  expect((await owner.as("DELETE", `/api/v1/webhooks/${hook}`)).status).toBe(204);
-  expect((await owner.as("DELETE", `/api/v1/users/${user}`)).status).toBe(204);
-  for (const [path, id] of [["/api/v1/webhooks", hook], ["/api/v1/users", user]] as const) {
+  const deleted: [string, string, string][] = [
+    ["/api/v1/webhooks", hook, `/api/v1/webhooks/${hook}`],
+    ["/api/v1/users", user, `/api/v1/users/${user}`],
+    ["/api/v1/reminder-rules", rule, `/api/v1/reminder-rules/${rule}`],
+    [`/api/v1/users/${owner.user.id}/time-off`, timeOff, `/api/v1/users/${owner.user.id}/time-off/${timeOff}`],
+    ["/api/v1/clinic/closures", closure, `/api/v1/clinic/closures/${closure}`],
+  ];
+  for (const [, , route] of deleted) expect((await owner.as("DELETE", route)).status, route).toBe(204);
+  for (const [path, id] of deleted) {
     const answer = await owner.as<CursorPageBody<{ id: string; deleted_at: string | null }>>("GET", `${path}?updated_since=${encodeURIComponent(mark)}`);
     expect(answer.body.data.map((row) => [row.id, row.deleted_at]), path).toEqual([[id, rfc3339(t.clock.now())]]);
     expect((await owner.as<CursorPageBody<{ id: string }>>("GET", `${path}?limit=200`)).body.data.map((row) => row.id), path).not.toContain(id);

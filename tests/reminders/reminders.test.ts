@@ -138,6 +138,59 @@ describe("e-mail reminders through a real SMTP server", () => {
     expect(withdrawn.length).toBeGreaterThan(0);
   });
 
+  test("the patient's timeline shows each reminder that left or was stopped: state, channel, rule kind and when", async () => {
+    await at("2026-03-10T12:00:00Z");
+    const { tutorId, patientId } = await tutorWithPatient({ email: "timeline@example.test" }, ["email"]);
+    await vaccinate(patientId, "2026-03-15");
+    type Entry = { kind: string; id: string; at: string; summary: string; record: Message & { sent_at: string | null } };
+    const reminders = async () => (await owner.as<Page<Entry>>("GET", `/api/v1/patients/${patientId}/timeline?kind=reminder`)).body.data;
+    await dispatcher().plan();
+    expect(await reminders(), "a queued message is not history yet").toEqual([]);
+    await run();
+    const [sent] = await reminders();
+    expect(sent).toMatchObject({ kind: "reminder", summary: "Reminder sent (e-mail): vaccination due", record: { state: "sent", channel: "email", kind: "vaccination_due" } });
+    expect(Date.parse(sent!.at)).toBe(Date.parse(sent!.record.sent_at!));
+    // A second due date; reception records the tutor's refusal before it leaves.
+    t.clock.advance(60_000);
+    await owner.as("POST", `/api/v1/patients/${patientId}/vaccinations`, { json: { vaccine: "Leptospira", diseases: ["leptospirosis"], next_due_on: "2026-03-16" } });
+    await dispatcher().plan();
+    expect((await owner.as("POST", `/api/v1/tutors/${tutorId}/consents`, { json: { channel: "email", purpose: "reminders", granted: false } })).status).toBe(201);
+    t.clock.advance(60_000);
+    const mark = t.clock.now().toISOString();
+    t.clock.advance(1000);
+    await run();
+    const entries = await reminders();
+    // Delta sync of the outbox: the message whose state changed after the mark, the sent one not.
+    const changed = await owner.as<Page<Message>>("GET", `/api/v1/reminders?updated_since=${encodeURIComponent(mark)}`);
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.data.map((m) => [m.id, m.state])).toEqual([[entries[0]!.id, "suppressed"]]);
+    expect(entries.map((e) => [e.record.state, e.record.suppressed_reason])).toEqual([["suppressed", "consent_withdrawn"], ["sent", null]]);
+    expect(entries[0]!.summary).toBe("Reminder not sent (e-mail): vaccination due, consent withdrawn");
+    // The whole timeline holds them among the clinical entries, newest first.
+    const all = (await owner.as<Page<Entry>>("GET", `/api/v1/patients/${patientId}/timeline`)).body.data;
+    expect(all.filter((e) => e.kind === "reminder").map((e) => e.id)).toEqual(entries.map((e) => e.id));
+    expect(all.map((e) => e.at)).toEqual([...all.map((e) => e.at)].sort().reverse());
+  });
+
+  test("an e-mail in doubt (handed to the mail server by an instance killed before the answer was recorded) is sent again at once, with the same Message-ID", async () => {
+    await at("2026-03-20T12:00:00Z");
+    const { patientId } = await tutorWithPatient({ email: "doubt@example.test" }, ["email"]);
+    await vaccinate(patientId, "2026-03-25");
+    await dispatcher().plan();
+    const [queued] = await messages(`?patient_id=${patientId}`);
+    // What a kill during the SMTP conversation leaves: the attempt recorded as handed over, no answer, the claim lapsed.
+    await t.database.query("update reminder_messages set sending_at = $2, attempts = 1, claimed_until = $2 where id = $1", [queued!.id, t.clock.now().toISOString()]);
+    t.clock.advance(60_000);
+    await run();
+    const copies = sink.messages().filter((m) => m.to === "doubt@example.test");
+    expect(copies).toHaveLength(1);
+    expect(copies[0]!.headers.get("message-id")).toContain(queued!.id);
+    expect((await messages(`?patient_id=${patientId}`))[0]).toMatchObject({ state: "sent", attempts: 2 });
+    // Handing over is bookkeeping: the event log has the message's creation and its sending, nothing between.
+    const events = await t.database.query<{ action: string }>("select action from events where entity_type = 'reminder' and entity_id = $1 order by seq", [queued!.id]);
+    expect(events.map((e) => e.action)).toEqual(["reminder.created", "reminder.sent"]);
+  });
+
   test("a forged or altered link does nothing", async () => {
     const forged = await t.app.handle(new Request("http://localhost/api/v1/public/reminders/unsubscribe?token=unsubscribe.0190a1b2-0000-7000-8000-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", { method: "POST" }));
     expect(forged.status).toBe(404);
@@ -211,6 +264,42 @@ describe("WhatsApp template messages through the stand-in", () => {
     expect(consents.body.current.find((c) => c.channel === "whatsapp" && c.purpose === "reminders")!.granted).toBe(false);
     expect(consents.body.history.at(-1)!.source).toBe("reply");
     expect(appointmentRule).toBeString();
+  });
+
+  test("a WhatsApp message in doubt waits for Meta's status webhook, which settles it by its biz_opaque_callback_data; one Meta never took is sent after the settling time", async () => {
+    await at("2026-05-10T12:00:00Z");
+    const taken = await tutorWithPatient({ phone: "+56 9 4444 1111" }, ["whatsapp"]);
+    const lost = await tutorWithPatient({ phone: "+56 9 4444 2222" }, ["whatsapp"]);
+    for (const { patientId } of [taken, lost]) expect((await owner.as("POST", "/api/v1/visits", { json: { patient_id: patientId, scheduled_at: "2026-05-11T11:00:00Z" } })).status).toBe(201);
+    await dispatcher().plan();
+    const [takenMessage] = await messages(`?patient_id=${taken.patientId}`);
+    const [lostMessage] = await messages(`?patient_id=${lost.patientId}`);
+    // What a kill leaves: both handed over; Meta accepted the first, the second never reached it.
+    const handedAt = t.clock.now();
+    await t.database.query("update reminder_messages set sending_at = $2, attempts = 1, claimed_until = $2 where id = any($1::uuid[])", [[takenMessage!.id, lostMessage!.id], handedAt.toISOString()]);
+    const before = standIn.accepted.length;
+    const accepted = await t.context.reminders.channels.whatsapp!.send({ messageId: takenMessage!.id, to: "+56 9 4444 1111", template: "recordatorio_hora", language: "es", parameters: ["Ana"] });
+    expect(accepted.ok).toBe(true);
+    expect(standIn.accepted.at(-1)!.callback).toBe(takenMessage!.id);
+    // The test app's first retry step (1 s) is how long a message in doubt waits for Meta's status.
+    t.clock.advance(500);
+    await run();
+    expect(standIn.accepted.length, "nothing is sent again while in doubt").toBe(before + 1);
+    expect((await messages(`?patient_id=${lost.patientId}`))[0]).toMatchObject({ state: "queued", attempts: 1 });
+    // Meta's status names the message by the callback data: it is settled as sent, with Meta's id.
+    const status = signedNotification(WA.appSecret, { statuses: [{ id: standIn.accepted.at(-1)!.id, status: "sent", timestamp: "1778414430", recipient_id: "56944441111", biz_opaque_callback_data: takenMessage!.id }] });
+    const posted = await t.app.handle(new Request("http://localhost/api/v1/integrations/whatsapp/webhook", { method: "POST", headers: { "content-type": "application/json", "x-hub-signature-256": status.signature }, body: status.body }));
+    expect(posted.status).toBe(200);
+    const [settled] = await t.database.query<{ status: string; provider_message_id: string; attempts: number }>("select status, provider_message_id, attempts from reminder_messages where id = $1", [takenMessage!.id]);
+    expect(settled).toEqual({ status: "sent", provider_message_id: standIn.accepted.at(-1)!.id, attempts: 1 });
+    // No status for the other within the settling time: Meta never took it, and it goes now, once.
+    t.clock.advance(1000);
+    await run();
+    expect(standIn.accepted.length).toBe(before + 2);
+    expect(standIn.accepted.at(-1)).toMatchObject({ to: "56944442222", callback: lostMessage!.id });
+    expect((await messages(`?patient_id=${lost.patientId}`))[0]).toMatchObject({ state: "sent", attempts: 2 });
+    await run();
+    expect(standIn.accepted.length).toBe(before + 2);
   });
 
   test("Meta's verification handshake echoes the challenge only for the verify token", async () => {

@@ -5,13 +5,14 @@ import { createHmac } from "node:crypto";
  * reference documents it ("Messages" reference, template messages):
  *   POST /{version}/{phone-number-id}/messages, Authorization: Bearer <token>, JSON body
  *   {messaging_product: "whatsapp", recipient_type: "individual", to: digits, type: "template",
- *    template: {name, language: {code}, components: [{type: "body", parameters: [{type: "text", text}]}]}}
+ *    template: {name, language: {code}, components: [{type: "body", parameters: [{type: "text", text}]}]},
+ *    biz_opaque_callback_data?: text up to 512 characters, returned in the message's status webhooks}
  * and answers {messaging_product, contacts: [{input, wa_id}], messages: [{id: "wamid…"}]}, or a
  * Graph API error {error: {message, type, code, fbtrace_id}} for a request of the wrong shape.
  */
 export interface WhatsAppStandIn {
   apiUrl: string;
-  accepted: { id: string; to: string; template: string; language: string; parameters: string[] }[];
+  accepted: { id: string; to: string; template: string; language: string; parameters: string[]; callback: string | null }[];
   refused: string[];
   /** Answers to give before accepting (status codes), in order. */
   failNext: number[];
@@ -70,6 +71,8 @@ export function startWhatsAppStandIn(expected: { token: string; phoneNumberId: s
       if (body.recipient_type !== undefined && body.recipient_type !== "individual") return refuse("recipient_type must be individual");
       if (typeof body.to !== "string" || !/^[0-9]{8,15}$/.test(body.to)) return refuse("to must be the phone number in international form, digits only");
       if (body.type !== "template") return refuse("only template messages may start a conversation");
+      const callback = body.biz_opaque_callback_data;
+      if (callback !== undefined && (typeof callback !== "string" || callback.length > 512)) return refuse("biz_opaque_callback_data must be a string of at most 512 characters");
       const template = body.template;
       if (!template || typeof template.name !== "string" || !/^[a-z0-9_]+$/.test(template.name)) return refuse("template.name is required");
       if (!template.language || typeof template.language.code !== "string") return refuse("template.language.code is required");
@@ -86,7 +89,7 @@ export function startWhatsAppStandIn(expected: { token: string; phoneNumberId: s
       if (held) await held;
       if (request.signal.aborted) return graphError(503, "The sender is gone", 2);
       const id = `wamid.${(++counter).toString().padStart(8, "0")}${Math.random().toString(36).slice(2, 8)}`;
-      standIn.accepted.push({ id, to: body.to, template: template.name, language: template.language.code, parameters });
+      standIn.accepted.push({ id, to: body.to, template: template.name, language: template.language.code, parameters, callback: callback ?? null });
       standIn.receivedAt.set(id, Date.now());
       return Response.json({ messaging_product: "whatsapp", contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] });
     },

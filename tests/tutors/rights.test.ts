@@ -3,6 +3,8 @@ import { createTestApp, type TestApp } from "../helpers/app";
 import { addMember, registerClinic, type ClinicSession } from "../helpers/clinic";
 import { createKey, invoke, type QueryResult } from "../mcp/helpers";
 import { startReceiver, type Receiver } from "../webhooks/receiver";
+import { emitted } from "../billing/helpers";
+import { makeIssuer } from "../billing/sii-fixtures";
 
 let t: TestApp;
 let owner: ClinicSession;
@@ -14,6 +16,9 @@ const needles = ["Zoila", "Erasmo", "zoila.erasmo", "8765 4321", "11.111.111-1",
 
 let tutorId: string;
 let patientId: string;
+let documentId: string;
+/** A factura the tutor asked for in their own name: the Código Tributario keeps its receiver data. */
+const RECEIVER = { receiver_rut: ERASED.national_id, receiver_name: ERASED.name, receiver_giro: "Particular", receiver_address: ERASED.address, receiver_commune: "Valdivia" };
 
 beforeAll(async () => {
   receiver = startReceiver();
@@ -28,6 +33,11 @@ beforeAll(async () => {
   // A vaccination falling due: the morning's vaccination.due event names the tutor and their phone.
   await owner.as("POST", `/api/v1/patients/${patientId}/vaccinations`, { json: { vaccine: "Felocell", diseases: ["panleukopenia"], next_due_on: "2026-01-18" } });
   expect(await t.context.webhooks.dueEvents.runOnce()).toBeGreaterThan(0);
+  await makeIssuer(owner, [33]);
+  const invoice = await emitted(owner, [{ quantity: 1, unit_price: 25_000 }], tutorId);
+  const factura = await owner.as<{ id: string }>("POST", "/api/v1/billing/sii/documents", { json: { doc_type: 33, invoice_id: invoice.id, ...RECEIVER } });
+  expect(factura.status, factura.text).toBe(201);
+  documentId = factura.body.id;
 });
 afterAll(async () => {
   await t.close();
@@ -67,8 +77,33 @@ test("after erasure no table, list, search, export, query_database answer or web
   expect(listed.body.data.map((row) => row.id)).not.toContain(tutorId);
   expect((await owner.as<{ data: unknown[] }>("GET", "/api/v1/tutors?q=bloqueado")).body.data).toHaveLength(0);
 
-  // Every row of every table, as a backup would copy it.
-  const tables = await t.database.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'");
+  const key = await createKey(owner, { scopes: ["read", "query"] });
+  const answer = await invoke<QueryResult>(t, key.api_key, "query_database", { sql: "select t.*, p.name as patient from tutors t left join patients p on p.tutor_id = t.id" });
+  expect(answer.status, answer.text).toBe(200);
+  for (const needle of needles) expect(JSON.stringify(answer.body)).not.toContain(needle);
+  // The tax documents' view shows the kept receiver blocked, and a search by it finds nothing.
+  const documents = await invoke<QueryResult>(t, key.api_key, "query_database", { sql: "select * from tax_documents" });
+  expect(documents.status, documents.text).toBe(200);
+  for (const needle of needles) expect(JSON.stringify(documents.body), needle).not.toContain(needle);
+  expect(JSON.stringify(documents.body)).toContain("dato bloqueado");
+  const searched = await invoke<QueryResult>(t, key.api_key, "query_database", { sql: "select count(*) as n from tax_documents d join invoices i on i.id = d.invoice_id where d.receiver_name ilike '%zoila%' or d.receiver_rut like '11.111%'" });
+  expect(JSON.stringify(searched.body), searched.text).toContain('"n":0');
+
+  // The factura keeps its receiver for the legal period, blocked: stored, never shown.
+  const [kept] = await t.database.query<{ receiver_name: string; receiver_blocked_at: unknown }>("select receiver_name, receiver_blocked_at from tax_documents where id = $1", [documentId]);
+  expect(kept!.receiver_name).toBe(ERASED.name);
+  expect(kept!.receiver_blocked_at).not.toBeNull();
+  const document = await owner.as<Record<string, unknown>>("GET", `/api/v1/billing/sii/documents/${documentId}`);
+  expect(document.body).toMatchObject({ receiver_rut: "dato bloqueado", receiver_name: "dato bloqueado", receiver_giro: "dato bloqueado", receiver_address: "dato bloqueado", receiver_commune: "dato bloqueado" });
+  for (const path of ["/api/v1/billing/sii/documents?limit=200", "/api/v1/billing/sii/documents?doc_type=33", `/api/v1/billing/sii/documents?updated_since=2000-01-01T00:00:00Z`]) {
+    const listed = await owner.as<{ data: { id: string }[] }>("GET", path);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.map((row) => row.id), path).toContain(documentId);
+    for (const needle of needles) expect(listed.text, path).not.toContain(needle);
+  }
+
+  // Every row of every table, as a backup would copy it, but the tax documents the law keeps.
+  const tables = await t.database.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' and table_name <> 'tax_documents'");
   for (const { name } of tables) {
     for (const needle of needles) {
       const [found] = await t.database.query<{ n: number }>(`select count(*)::int as n from "${name}" x where x::text ilike $1`, [`%${needle}%`]);
@@ -80,11 +115,6 @@ test("after erasure no table, list, search, export, query_database answer or web
   expect(exported.status).toBe(200);
   for (const needle of needles) expect(exported.text).not.toContain(needle);
   expect(exported.text).toContain("tutor.erased");
-
-  const key = await createKey(owner, { scopes: ["read", "query"] });
-  const answer = await invoke<QueryResult>(t, key.api_key, "query_database", { sql: "select t.*, p.name as patient from tutors t left join patients p on p.tutor_id = t.id" });
-  expect(answer.status, answer.text).toBe(200);
-  for (const needle of needles) expect(JSON.stringify(answer.body)).not.toContain(needle);
 
   // Deliveries queued before the erasure carry the event log's values as they are now.
   while ((await t.context.webhooks.dispatcher.runOnce()) > 0);

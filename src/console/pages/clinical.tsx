@@ -216,7 +216,22 @@ function timelineLink(item: TimelineItem): string | null {
   if (item.kind === "addendum") return `#/notes/${String(record.note_id)}`;
   if (item.kind === "invoice") return `#/invoices/${item.id}`;
   if (item.kind === "prescription") return `#prescription-${item.id}`;
+  if (item.kind === "reminder") return record.kind === "appointment" ? `#/visits/${String(record.subject_id)}` : null;
   return typeof record.visit_id === "string" ? `#/visits/${record.visit_id}` : null;
+}
+
+/** What a reminder message says of itself, in the API's codes. */
+export interface ReminderWords {
+  kind: string;
+  channel: string;
+  state: string;
+  suppressed_reason: string | null;
+}
+
+/** A reminder in words: about what, on which channel, what became of it and why it was not sent. */
+export function reminderSentence(i18n: I18n, m: ReminderWords): string {
+  const text = i18n.format("timeline.reminder", { what: i18n.label("reminders.kind", m.kind).toLocaleLowerCase(i18n.locale), channel: i18n.label("reminderChannel", m.channel), state: i18n.label("reminderState", m.state) });
+  return m.suppressed_reason ? `${text} (${i18n.label("reminderReason", m.suppressed_reason)})` : text;
 }
 
 const shorten = (text: string, length = 120) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
@@ -245,6 +260,8 @@ export function timelineSentence(i18n: I18n, item: TimelineItem, clinic: { timez
     }
     case "invoice":
       return i18n.format("timeline.invoice", { status: i18n.label("invoiceStatus", r.status), total: i18n.money(Number(r.total_amount), r.currency ?? clinic.currency) });
+    case "reminder":
+      return reminderSentence(i18n, item.record as unknown as ReminderWords);
     default:
       return item.summary;
   }

@@ -188,9 +188,9 @@ export function MessageTable({ rows }: { rows: Message[] | undefined }) {
           </td>
           <td>{i18n.t(`contact.channel.${m.channel}` as MessageKey)}</td>
           <td>
-            <span class={`badge ${m.state}`}>{m.state}</span>
+            <span class={`badge ${m.state}`}>{i18n.label("reminderState", m.state)}</span>
           </td>
-          <td>{m.suppressed_reason ?? m.error ?? ""}</td>
+          <td>{m.suppressed_reason ? i18n.label("reminderReason", m.suppressed_reason) : (m.error ?? "")}</td>
         </tr>
       )}
     />

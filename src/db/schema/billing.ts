@@ -141,6 +141,11 @@ export const taxDocuments = pgTable(
     receiver_giro: text("receiver_giro"),
     receiver_address: text("receiver_address"),
     receiver_commune: text("receiver_commune"),
+    /**
+     * Set when the receiver (a tutor) had their data erased: the receiver fields are kept for the
+     * Código Tributario's period but every read path shows them as "dato bloqueado".
+     */
+    receiver_blocked_at: timestampColumn("receiver_blocked_at"),
     /** The CAF the folio came from and its environment (production, certification or test); null on documents issued before CAFs. */
     caf_id: uuid("caf_id"),
     environment: text("environment"),

@@ -75,6 +75,7 @@ export const timeOff = pgTable(
   },
   (t) => [
     index("time_off_clinic_user_idx").on(t.clinic_id, t.user_id, t.starts_at).where(live(t)),
+    index("time_off_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("time_off_ends_after_start_check", sql`${t.ends_at} > ${t.starts_at}`),
   ],
 );
@@ -88,7 +89,7 @@ export const clinicClosures = pgTable(
     reason: text("reason"),
     ...softDeleteColumn(),
   },
-  (t) => [uniqueIndex("clinic_closures_clinic_day_key").on(t.clinic_id, t.day).where(live(t))],
+  (t) => [uniqueIndex("clinic_closures_clinic_day_key").on(t.clinic_id, t.day).where(live(t)), index("clinic_closures_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id)],
 );
 
 /** The clinic's calendar and online-booking settings; a clinic without a row has the defaults. */

@@ -140,12 +140,13 @@ export const prescriptions = pgTable(
   ],
 );
 
-export const TIMELINE_KINDS = ["visit", "note", "addendum", "vitals", "vaccination", "prescription", "invoice"] as const;
+export const TIMELINE_KINDS = ["visit", "note", "addendum", "vitals", "vaccination", "prescription", "invoice", "reminder"] as const;
 export type TimelineKind = (typeof TIMELINE_KINDS)[number];
 
 /**
  * A patient's timeline: one row per visit, signed note, addendum, vitals, vaccination,
- * prescription and invoice, at the moment it happened. The view is defined in its migration
+ * prescription, invoice and reminder message sent (or not sent: suppressed, failed), at the moment
+ * it happened. The view is defined in its migration
  * (drizzle-kit leaves `.existing()` views alone); lists page over it like over a table.
  */
 export const patientTimeline = pgView("patient_timeline", {

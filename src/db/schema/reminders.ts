@@ -87,6 +87,7 @@ export const reminderRules = pgTable(
   },
   (t) => [
     index("reminder_rules_clinic_created_idx").on(t.clinic_id, t.created_at, t.id).where(sql`${t.deleted_at} is null`),
+    index("reminder_rules_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("reminder_rules_kind_check", sql`${t.kind} in ('vaccination_due', 'appointment', 'follow_up')`),
   ],
 );
@@ -125,6 +126,13 @@ export const reminderMessages = pgTable(
     /** Where it went (e-mail address or phone number) as it left. */
     recipient: text("recipient"),
     provider_message_id: text("provider_message_id"),
+    /**
+     * When the latest attempt was handed to the provider, written before the call: a message
+     * reclaimed (after a kill) with it set is in doubt, as the provider may have accepted it; on a
+     * sent message, sent_at − sending_at is how long the provider took to answer.
+     */
+    sending_at: timestampColumn("sending_at"),
+
     last_error: text("last_error"),
     sent_at: timestampColumn("sent_at"),
     delivered_at: timestampColumn("delivered_at"),
@@ -134,7 +142,9 @@ export const reminderMessages = pgTable(
     uniqueIndex("reminder_messages_once_key").on(t.clinic_id, t.rule_id, t.subject_id, t.due_at, t.channel),
     index("reminder_messages_due_idx").on(t.send_at).where(sql`${t.status} = 'queued'`),
     index("reminder_messages_clinic_created_idx").on(t.clinic_id, t.created_at, t.id),
+    index("reminder_messages_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     index("reminder_messages_patient_idx").on(t.clinic_id, t.patient_id, t.created_at),
+    index("reminder_messages_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at),
     index("reminder_messages_provider_idx").on(t.provider_message_id),
     check("reminder_messages_status_check", sql`${t.status} in ('queued', 'sent', 'delivered', 'read', 'failed', 'suppressed')`),
   ],

@@ -16,14 +16,19 @@ export interface OutgoingEmail {
 
 /** A WhatsApp template message: an approved template, its language, and its body parameters in order. */
 export interface OutgoingWhatsApp {
+  /** The outbox row's id, sent as `biz_opaque_callback_data`: Meta returns it with every status of the message. */
+  messageId: string;
   to: string;
   template: string;
   language: string;
   parameters: string[];
 }
 
-/** What a provider said: its id for the message, or why it refused (`permanent`: retrying cannot help). */
-export type SendOutcome = { ok: true; providerMessageId: string } | { ok: false; error: string; permanent: boolean };
+/**
+ * What a provider said: its id for the message, or why it refused (`permanent`: retrying cannot
+ * help; `inDoubt`: no answer came, so the provider may have taken it).
+ */
+export type SendOutcome = { ok: true; providerMessageId: string } | { ok: false; error: string; permanent: boolean; inDoubt?: boolean };
 
 /** E-mail over SMTP (nodemailer), one pooled transport per instance. */
 export class EmailChannel {
@@ -76,6 +81,7 @@ export class WhatsAppChannel {
       messaging_product: "whatsapp",
       recipient_type: "individual",
       to: message.to.replace(/[^0-9]/g, ""),
+      biz_opaque_callback_data: message.messageId,
       type: "template",
       template: {
         name: message.template,
@@ -98,7 +104,8 @@ export class WhatsAppChannel {
       // 4xx other than throttling is a refusal of this message (bad number, unknown template).
       return { ok: false, error, permanent: response.status >= 400 && response.status < 500 && response.status !== 429 };
     } catch (error) {
-      return { ok: false, error: error instanceof Error ? error.message : String(error), permanent: false };
+      // No answer (a timeout, a dropped connection): the request may have reached Meta.
+      return { ok: false, error: error instanceof Error ? error.message : String(error), permanent: false, inDoubt: true };
     }
   }
 }

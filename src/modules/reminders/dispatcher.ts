@@ -29,6 +29,8 @@ interface ClaimedMessage {
   due_at: Date | string;
   expires_at: Date | string;
   attempts: number;
+  /** Set when an earlier attempt was handed to the provider and its answer never recorded: in doubt. */
+  sending_at: Date | string | null;
   rule_live: boolean;
   email_subject: string | null;
   email_text: string | null;
@@ -150,9 +152,9 @@ export class ReminderDispatcher {
          for update of m skip locked
        ), claimed as (
          update reminder_messages m set claimed_until = $2, attempts = m.attempts + 1 from due where m.id = due.id
-         returning m.id, m.clinic_id, m.rule_id, m.kind, m.channel, m.subject_id, m.patient_id, m.tutor_id, m.due_at, m.expires_at, m.attempts
+         returning m.id, m.clinic_id, m.rule_id, m.kind, m.channel, m.subject_id, m.patient_id, m.tutor_id, m.due_at, m.expires_at, m.attempts, m.sending_at
        )
-       select c.id, c.clinic_id, c.kind, c.channel, c.subject_id, c.due_at, c.expires_at, c.attempts,
+       select c.id, c.clinic_id, c.kind, c.channel, c.subject_id, c.due_at, c.expires_at, c.attempts, c.sending_at,
               (r.enabled and r.deleted_at is null) as rule_live, r.email_subject, r.email_text, r.whatsapp_template, r.whatsapp_language, r.whatsapp_parameters,
               cl.name as clinic_name, cl.timezone, cl.language,
               t.name as tutor_name, t.email as tutor_email, t.phone as tutor_phone, (t.blocked_at is not null or t.deleted_at is not null) as tutor_blocked,
@@ -203,7 +205,37 @@ export class ReminderDispatcher {
     return null;
   }
 
+  /**
+   * How long a WhatsApp message in doubt waits for Meta's status webhook (which names it by its
+   * `biz_opaque_callback_data`) before it is taken as never received and sent again: the first
+   * step of the retry schedule (1 minute by default; Meta reports `sent` within seconds).
+   */
+  private settleMs(): number {
+    return this.deps.settings.retryScheduleMs[0] ?? 60_000;
+  }
+
+  /**
+   * A message whose earlier attempt was handed to the provider by an instance that stopped before
+   * recording the answer may have been received, so it is not sent again blindly on WhatsApp: it
+   * waits for Meta's status webhook, which names it and settles it as sent (`recordProviderStatus`);
+   * when none has come within `settleMs`, Meta never took it, and it is sent again. An e-mail in
+   * doubt is sent again at once, with the same Message-ID: an SMTP server keeps a message only
+   * once it has answered the end of its data, so a kill during the conversation (nearly the whole
+   * window) leaves the server without it, and only a kill between that answer and the commit of
+   * `sent` gives the tutor a second copy (docs/reminders-and-consent.md gives the measured window).
+   * Resolves to whether it was settled here (false: send it now).
+   */
+  private async settleInDoubt(message: ClaimedMessage, handedAt: Date): Promise<boolean> {
+    if (message.channel === "email") return false;
+    const settleBy = new Date(handedAt.getTime() + this.settleMs());
+    if (this.deps.clock.now() >= settleBy) return false;
+    // Waiting for the webhook is not an attempt: the count stays the attempts handed to the provider.
+    await this.finish(message.id, sql`send_at = ${settleBy.toISOString()}, attempts = attempts - 1`);
+    return true;
+  }
+
   private async attempt(message: ClaimedMessage): Promise<void> {
+    if (message.sending_at && (await this.settleInDoubt(message, asDate(message.sending_at)))) return;
     const reason = this.suppression(message, this.deps.clock.now());
     if (reason) return this.finish(message.id, sql`status = 'suppressed', suppressed_reason = ${reason}`);
     const channel = this.deps.channels[message.channel];
@@ -227,6 +259,11 @@ export class ReminderDispatcher {
     };
     let outcome: SendOutcome;
     let recipient: string;
+    if (message.channel === "whatsapp" && !message.whatsapp_template) return this.finish(message.id, sql`status = 'failed', last_error = ${"The rule names no WhatsApp template"}`);
+    // Recorded before the provider is called: a kill from here until the answer is recorded
+    // leaves the message in doubt, and whoever reclaims it settles it (settleInDoubt).
+    const handedAt = this.deps.clock.now();
+    await this.deps.database.query("update reminder_messages set sending_at = $2 where id = $1 and status = 'queued'", [message.id, handedAt.toISOString()]);
     if (message.channel === "email" && this.deps.channels.email) {
       recipient = message.tutor_email!;
       const links = this.deps.links;
@@ -241,11 +278,15 @@ export class ReminderDispatcher {
       outcome = await this.deps.channels.email.send({ messageId: message.id, to: recipient, unsubscribeUrl: links.url("unsubscribe", message.id), ...composed });
     } else if (this.deps.channels.whatsapp) {
       recipient = message.tutor_phone!;
-      if (!message.whatsapp_template) return this.finish(message.id, sql`status = 'failed', last_error = ${"The rule names no WhatsApp template"}`);
-      outcome = await this.deps.channels.whatsapp.send({ to: recipient, template: message.whatsapp_template, language: message.whatsapp_language ?? language, parameters: textArray(message.whatsapp_parameters).map((parameter) => fill(parameter, facts)) });
+      outcome = await this.deps.channels.whatsapp.send({ messageId: message.id, to: recipient, template: message.whatsapp_template!, language: message.whatsapp_language ?? language, parameters: textArray(message.whatsapp_parameters).map((parameter) => fill(parameter, facts)) });
     } else return;
     if (outcome.ok) {
       return this.finish(message.id, sql`status = 'sent', sent_at = ${this.deps.clock.now().toISOString()}, provider_message_id = ${outcome.providerMessageId}, recipient = ${recipient}, last_error = null`);
+    }
+    // WhatsApp gave no answer: Meta may have the message, so it stays in doubt until its status webhook or the settling time.
+    if (outcome.inDoubt && message.channel === "whatsapp") {
+      this.deps.logger.warn("reminder attempt in doubt", { message_id: message.id, channel: message.channel, attempt: message.attempts, error: outcome.error });
+      return this.finish(message.id, sql`send_at = ${new Date(handedAt.getTime() + this.settleMs()).toISOString()}, last_error = ${outcome.error}`);
     }
     return this.retryOrFail(message, outcome);
   }
@@ -256,8 +297,9 @@ export class ReminderDispatcher {
     const wait = schedule[message.attempts - 1];
     const next = wait === undefined ? null : new Date(this.deps.clock.now().getTime() + wait);
     this.deps.logger.warn("reminder attempt failed", { message_id: message.id, channel: message.channel, attempt: message.attempts, error: outcome.error });
-    if (outcome.permanent || !next || next >= asDate(message.expires_at)) return this.finish(message.id, sql`status = 'failed', last_error = ${outcome.error}`);
-    return this.finish(message.id, sql`send_at = ${next.toISOString()}, last_error = ${outcome.error}`);
+    // The provider answered (or was never called): the message is not in doubt.
+    if (outcome.permanent || !next || next >= asDate(message.expires_at)) return this.finish(message.id, sql`status = 'failed', sending_at = null, last_error = ${outcome.error}`);
+    return this.finish(message.id, sql`send_at = ${next.toISOString()}, sending_at = null, last_error = ${outcome.error}`);
   }
 
   /** Records the attempt's end and releases the claim (one statement, so a kill leaves either the claim or the result). */

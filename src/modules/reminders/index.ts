@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { clinics } from "../../db/schema";
 import { errorResponses, IdParams } from "../../http/common-model";
-import { CursorPage } from "../../http/pagination";
+import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { safeEqual } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { eq } from "drizzle-orm";
@@ -77,10 +77,20 @@ export const remindersModule = (context: AppContext, runtime: ReminderRuntime) =
       response: { 201: RuleModel, ...errorResponses(401, 403, 422) },
       detail: { summary: "Add a reminder rule: what to remind of, how long before, on which channels in order of preference, and the quiet hours" },
     })
-    .get("/", ({ actor, query }) => paginator.list(query, reminders.ruleRecords.keyset, (page) => reminders.listRules(services, actor.clinicId, page), reminders.ruleView), {
-      query: RuleListQuery,
-      response: { 200: CursorPage(RuleModel), ...errorResponses(400, 401, 403, 422) },
-    })
+    .get(
+      "/",
+      ({ actor, query }) =>
+        paginator.records(
+          query,
+          { keyset: reminders.ruleRecords.keyset, page: (page) => reminders.listRules(services, actor.clinicId, page), changes: reminders.ruleRecords.changes, changedSince: (since, page) => reminders.ruleChanges(services, actor.clinicId, since, page) },
+          reminders.ruleView,
+        ),
+      {
+        query: RuleListQuery,
+        response: { 200: CursorPage(withDeletedAt(RuleModel)), ...errorResponses(400, 401, 403, 422) },
+        detail: { summary: "The clinic's reminder rules (updated_since: the changes, removed rules included)" },
+      },
+    )
     .get("/:id", async ({ actor, params }) => reminders.ruleView(await reminders.ruleRecords.find(services, actor.clinicId, params.id)), { params: IdParams, response: { 200: RuleModel, ...errorResponses(401, 403, 404, 422) } })
     .patch("/:id", ({ actor, params, body }) => reminders.updateRule(services, actor.clinicId, params.id, body), {
       params: IdParams,
@@ -99,11 +109,21 @@ export const remindersModule = (context: AppContext, runtime: ReminderRuntime) =
   const messages = new Elysia({ prefix: "/reminders", tags: ["reminders"] as never })
     .use(auth)
     .guard({ auth: true })
-    .get("/", ({ actor, query }) => paginator.list({ ...query, order: "desc" }, reminders.MESSAGE_KEYSET, (page) => reminders.listMessages(services, actor.clinicId, query, page), reminders.messageView), {
-      query: ReminderListQuery,
-      response: { 200: CursorPage(ReminderModel), ...errorResponses(400, 401, 422) },
-      detail: { summary: "Reminder messages, newest first, with their state (and why one was suppressed)" },
-    })
+    .get(
+      "/",
+      ({ actor, query }) =>
+        // Newest first; delta sync answers oldest change first, as every list's does.
+        paginator.records(
+          query.updated_since === undefined ? { ...query, order: "desc" } : query,
+          { keyset: reminders.MESSAGE_KEYSET, page: (page) => reminders.listMessages(services, actor.clinicId, query, page), changes: reminders.MESSAGE_CHANGES, changedSince: (since, page) => reminders.messageChanges(services, actor.clinicId, since, page) },
+          reminders.messageView,
+        ),
+      {
+        query: ReminderListQuery,
+        response: { 200: CursorPage(withDeletedAt(ReminderModel)), ...errorResponses(400, 401, 422) },
+        detail: { summary: "Reminder messages, newest first, with their state (and why one was suppressed); updated_since: those whose state changed after it" },
+      },
+    )
     .get("/channels", () => reminders.channelStatus(runtime.channels), {
       response: { 200: ChannelStatusModel, ...errorResponses(401) },
       detail: { summary: "Which channels this service can send on, and the settings that configure the others" },
@@ -127,7 +147,7 @@ export const remindersModule = (context: AppContext, runtime: ReminderRuntime) =
       const changes = database.changeContexts.current();
       if (changes) changes.actor = { type: "system", id: null, name: "whatsapp webhook" };
       for (const event of whatsappEvents(body)) {
-        if (event.kind === "status") await reminders.recordProviderStatus(services, event.id, event.status, event.at, event.error);
+        if (event.kind === "status") await reminders.recordProviderStatus(services, event);
         else if (reminders.isStopReply(event.text)) await reminders.withdrawByReply(services, event.from, `WhatsApp reply "${event.text.slice(0, 40)}" (${event.id})`);
       }
       return new Response(null, { status: 200 });

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Nullable, NullableString, NullableTimestamp, OptionalNullable, Timestamp, UpdateBody, Uuid, ValueList } from "../../http/common-model";
-import { cursorQueryFields } from "../../http/pagination";
+import { cursorQueryFields, updatedSinceQueryField } from "../../http/pagination";
 import { REMINDER_STATES, SUPPRESSION_REASONS } from "../../db/schema";
 
 const Channel = t.Union([t.Literal("email"), t.Literal("whatsapp")]);
@@ -44,10 +44,11 @@ export const RuleModel = t.Object({
   updated_at: Timestamp,
 });
 
-export const RuleListQuery = t.Object({ ...cursorQueryFields });
+export const RuleListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });
 
 export const ReminderListQuery = t.Object({
   ...cursorQueryFields,
+  ...updatedSinceQueryField,
   state: t.Optional(ValueList(REMINDER_STATES)),
   channel: t.Optional(Channel),
   kind: t.Optional(Kind),
@@ -75,6 +76,7 @@ export const ReminderModel = t.Object({
   delivered_at: NullableTimestamp,
   read_at: NullableTimestamp,
   created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 export const ChannelStatusModel = t.Object({

@@ -1,6 +1,6 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
-import { clinicRecords, pageOf } from "../../db/clinic-records";
+import { changedSince, changesKeyset, clinicRecords, pageOf } from "../../db/clinic-records";
 import { keyset, type PageRequest } from "../../db/keyset";
 import { reminderMessages, reminderRules, tutors, type ConsentChannel, type ReminderState } from "../../db/schema";
 import { AppError } from "../../lib/errors";
@@ -59,6 +59,8 @@ export async function updateRule(ctx: ServiceContext, clinicId: string, id: stri
 }
 
 export const listRules = (ctx: ServiceContext, clinicId: string, page: PageRequest) => ruleRecords.page(ctx, clinicId, [], page);
+/** Delta sync of the rules: changed after an instant, removed ones included with their deleted_at. */
+export const ruleChanges = (ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest) => ruleRecords.changedSince(ctx, clinicId, since, page);
 
 export const MESSAGE_KEYSET = keyset<MessageRow>("reminders", [reminderMessages.created_at, reminderMessages.id]);
 
@@ -80,7 +82,12 @@ export const messageView = (row: MessageRow) => ({
   delivered_at: row.delivered_at ? rfc3339(row.delivered_at) : null,
   read_at: row.read_at ? rfc3339(row.read_at) : null,
   created_at: rfc3339(row.created_at),
+  updated_at: rfc3339(row.updated_at),
 });
+
+/** Delta sync of the outbox: messages whose state changed after an instant, oldest change first. */
+export const MESSAGE_CHANGES = changesKeyset<MessageRow>(reminderMessages);
+export const messageChanges = (ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest) => changedSince<MessageRow>(ctx.db, reminderMessages, clinicId, since, page, MESSAGE_CHANGES);
 
 export const listMessages = (ctx: ServiceContext, clinicId: string, filters: ReminderFilters, page: PageRequest) =>
   pageOf<MessageRow>(
@@ -143,8 +150,25 @@ export async function withdrawByReply(ctx: ServiceContext, from: string, evidenc
 
 const STATUS_ORDER = { sent: 0, delivered: 1, read: 2 } as const;
 
-/** A provider's status for a message it accepted: delivered and read only move forward; failed ends it. */
-export async function recordProviderStatus(ctx: ServiceContext, providerMessageId: string, status: string, at: Date, error: string | null) {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A provider's status for a message it accepted: delivered and read only move forward; failed ends
+ * it. A status naming (in `biz_opaque_callback_data`) a message still in doubt — handed to the
+ * provider by an instance that stopped before recording the answer — settles it first: the
+ * provider has it, so it is recorded as sent, with the provider's id, and never sent again.
+ */
+export async function recordProviderStatus(ctx: ServiceContext, event: { id: string; status: string; at: Date; error: string | null; callback?: string | null; recipient?: string | null }) {
+  const { id: providerMessageId, status, at, error } = event;
+  if (event.callback && UUID.test(event.callback)) {
+    const now = ctx.clock.now().toISOString();
+    await ctx.db.transaction((tx) =>
+      tx.execute(sql`
+        update reminder_messages set status = 'sent', sent_at = sending_at, provider_message_id = ${providerMessageId}, recipient = coalesce(${event.recipient ?? null}, recipient),
+          claimed_until = null, last_error = null, updated_at = ${now}
+        where id = ${event.callback} and status = 'queued' and sending_at is not null and provider_message_id is null`),
+    );
+  }
   if (status === "delivered" || status === "read") {
     const column = status === "delivered" ? sql`delivered_at = coalesce(delivered_at, ${at.toISOString()})` : sql`read_at = coalesce(read_at, ${at.toISOString()}), delivered_at = coalesce(delivered_at, ${at.toISOString()})`;
     const earlier = Object.entries(STATUS_ORDER).filter(([, rank]) => rank < STATUS_ORDER[status]).map(([name]) => name);
@@ -158,6 +182,3 @@ export async function recordProviderStatus(ctx: ServiceContext, providerMessageI
   }
 }
 
-/** Messages of one patient, newest first, for its timeline. */
-export const messagesOfPatient = (ctx: ServiceContext, clinicId: string, patientId: string) =>
-  ctx.db.select().from(reminderMessages).where(and(eq(reminderMessages.clinic_id, clinicId), eq(reminderMessages.patient_id, patientId))).orderBy(sql`${reminderMessages.created_at} desc`).limit(100);

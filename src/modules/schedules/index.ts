@@ -31,8 +31,17 @@ export const schedulesModule = ({ auth, services, paginator }: AppContext) =>
     .get(
       "/users/:id/time-off",
       ({ actor, params, query }) =>
-        paginator.list(query, service.timeOffRecords.keyset, (page) => service.listTimeOff(services, actor.clinicId, params.id, page), service.timeOffView),
-      { auth: true, params: UserParams, query: ListQuery, response: { 200: TimeOffPage, ...errorResponses(400, 401, 404, 422) }, detail: { summary: "A person's time off" } },
+        paginator.records(
+          query,
+          {
+            keyset: service.timeOffRecords.keyset,
+            page: (page) => service.listTimeOff(services, actor.clinicId, params.id, page),
+            changes: service.timeOffRecords.changes,
+            changedSince: (since, page) => service.timeOffChanges(services, actor.clinicId, params.id, since, page),
+          },
+          service.timeOffView,
+        ),
+      { auth: true, params: UserParams, query: ListQuery, response: { 200: TimeOffPage, ...errorResponses(400, 401, 404, 422) }, detail: { summary: "A person's time off (updated_since: the changes, removed entries included)" } },
     )
     .post(
       "/users/:id/time-off",
@@ -57,12 +66,21 @@ export const schedulesModule = ({ auth, services, paginator }: AppContext) =>
       },
       { auth: true, params: UserItemParams, response: { 204: t.Void(), ...errorResponses(401, 403, 404, 422) }, detail: { summary: "Remove time off (owner, or the person)" } },
     )
-    .get("/clinic/closures", ({ actor, query }) => paginator.list(query, service.closureRecords.keyset, (page) => service.listClosures(services, actor.clinicId, page), service.closureView), {
-      auth: true,
-      query: ListQuery,
-      response: { 200: ClosurePage, ...errorResponses(400, 401, 422) },
-      detail: { summary: "Days the clinic is closed" },
-    })
+    .get(
+      "/clinic/closures",
+      ({ actor, query }) =>
+        paginator.records(
+          query,
+          { keyset: service.closureRecords.keyset, page: (page) => service.listClosures(services, actor.clinicId, page), changes: service.closureRecords.changes, changedSince: (since, page) => service.closureChanges(services, actor.clinicId, since, page) },
+          service.closureView,
+        ),
+      {
+        auth: true,
+        query: ListQuery,
+        response: { 200: ClosurePage, ...errorResponses(400, 401, 422) },
+        detail: { summary: "Days the clinic is closed (updated_since: the changes, reopened days included)" },
+      },
+    )
     .post("/clinic/closures", async ({ actor, body, status }) => status(201, await service.addClosure(services, actor.clinicId, body)), {
       auth: ["owner"] as const,
       body: CreateClosureBody,

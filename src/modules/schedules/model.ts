@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { DateOnly, NullableString, OptionalNullable, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
-import { cursorQueryFields, CursorPage } from "../../http/pagination";
+import { cursorQueryFields, CursorPage, updatedSinceQueryField, withDeletedAt } from "../../http/pagination";
 
 const TimeOfDay = t.String({ pattern: "^[0-9]{2}:[0-9]{2}$", description: "HH:MM in the clinic's local time (24:00 ends a day)", examples: ["09:00"] });
 export const WeeklyIntervalModel = t.Object({ weekday: StrictInteger({ minimum: 1, maximum: 7, description: "ISO weekday: 1 Monday … 7 Sunday" }), start: TimeOfDay, end: TimeOfDay });
@@ -26,9 +26,9 @@ export const CreateTimeOffBody = t.Object({
 export const ClosureModel = t.Object({ id: Uuid, clinic_id: Uuid, day: DateOnly, reason: NullableString(), created_at: Timestamp, updated_at: Timestamp });
 export const CreateClosureBody = t.Object({ day: DateOnly, reason: OptionalNullable(t.String({ maxLength: 500, examples: ["Fiestas Patrias"] })) });
 
-export const ListQuery = t.Object({ ...cursorQueryFields });
-export const TimeOffPage = CursorPage(TimeOffModel);
-export const ClosurePage = CursorPage(ClosureModel);
+export const ListQuery = t.Object({ ...cursorQueryFields, ...updatedSinceQueryField });
+export const TimeOffPage = CursorPage(withDeletedAt(TimeOffModel));
+export const ClosurePage = CursorPage(withDeletedAt(ClosureModel));
 
 export const CalendarSettingsModel = t.Object({
   slug: t.Union([t.String(), t.Null()], { description: "Public booking address /book/{slug}; null = online booking off" }),

@@ -51,6 +51,12 @@ export async function listTimeOff(ctx: ServiceContext, clinicId: string, userId:
   return timeOffRecords.page(ctx, clinicId, [eq(timeOff.user_id, userId)], page);
 }
 
+/** Delta sync of a person's time off: changed after an instant, removed entries included. */
+export async function timeOffChanges(ctx: ServiceContext, clinicId: string, userId: string, since: Date, page: PageRequest) {
+  await userRecords.find(ctx, clinicId, userId);
+  return timeOffRecords.changedSince(ctx, clinicId, since, page, [eq(timeOff.user_id, userId)]);
+}
+
 export async function removeTimeOff(ctx: ServiceContext, clinicId: string, userId: string, id: string) {
   const row = await timeOffRecords.find(ctx, clinicId, id);
   if (row.user_id !== userId) throw AppError.notFound("Time off", id);
@@ -65,4 +71,6 @@ export async function addClosure(ctx: ServiceContext, clinicId: string, input: {
 }
 
 export const listClosures = (ctx: ServiceContext, clinicId: string, page: PageRequest) => closureRecords.page(ctx, clinicId, [], page);
+/** Delta sync of the closed days: changed after an instant, reopened ones included. */
+export const closureChanges = (ctx: ServiceContext, clinicId: string, since: Date, page: PageRequest) => closureRecords.changedSince(ctx, clinicId, since, page);
 export const removeClosure = (ctx: ServiceContext, clinicId: string, id: string) => closureRecords.softDelete(ctx, clinicId, id);

@@ -18,6 +18,6 @@ export const timelineModule = ({ auth, services, paginator }: AppContext) =>
         params: IdParams,
         query: TimelineQuery,
         response: { 200: CursorPage(TimelineItemModel), ...errorResponses(400, 401, 404, 422) },
-        detail: { summary: "The patient's timeline, newest first: visits, signed notes and addenda, vitals, vaccinations, prescriptions and invoices, each with its kind" },
+        detail: { summary: "The patient's timeline, newest first: visits, signed notes and addenda, vitals, vaccinations, prescriptions, invoices and the reminders sent (or stopped), each with its kind" },
       },
     );

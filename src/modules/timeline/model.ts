@@ -8,7 +8,7 @@ export const TimelineItemModel = t.Object({
   id: Uuid,
   at: Timestamp,
   summary: t.String({ description: "One line for a person to read" }),
-  record: t.Record(t.String(), t.Unknown(), { description: "The entry as its own route answers it (a visit, a signed note with its addenda, an addendum, vitals, a vaccination, a prescription, an invoice without its items)" }),
+  record: t.Record(t.String(), t.Unknown(), { description: "The entry as its own route answers it (a visit, a signed note with its addenda, an addendum, vitals, a vaccination, a prescription, an invoice without its items, a reminder message as /reminders lists it: its state, channel, rule kind and when it left)" }),
 });
 
 export const TimelineQuery = t.Object({ ...cursorQueryFields, kind: t.Optional(ValueList(TIMELINE_KINDS)) });

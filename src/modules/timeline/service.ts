@@ -2,10 +2,11 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db, ServiceContext } from "../../db/client";
 import { pageOf, recordView } from "../../db/clinic-records";
 import { keyset, type PageRequest } from "../../db/keyset";
-import { clinicalNotes, invoices, noteAddenda, patientTimeline, prescriptions, vaccinations, visits, vitals, type TimelineKind } from "../../db/schema";
+import { clinicalNotes, invoices, noteAddenda, patientTimeline, prescriptions, reminderMessages, vaccinations, visits, vitals, type TimelineKind } from "../../db/schema";
 import { addendumView, noteView } from "../notes/service";
 import { patientRecords } from "../patients/service";
 import { view as prescriptionView } from "../prescriptions/service";
+import { messageView } from "../reminders/service";
 import type { TimelineFilters } from "./model";
 
 type TimelineRow = typeof patientTimeline.$inferSelect;
@@ -15,6 +16,12 @@ type Entry = TimelineRow & { summary: string; record: Record<string, unknown> };
 export const TIMELINE_KEYSET = keyset<TimelineRow>("patient_timeline", [patientTimeline.at, patientTimeline.id]);
 
 type CursorRequest = Extract<PageRequest, { kind: "cursor" }>;
+
+const CHANNEL_WORDS: Readonly<Record<string, string>> = { email: "e-mail", whatsapp: "WhatsApp" };
+const REMINDER_WORDS: Readonly<Record<string, string>> = { vaccination_due: "vaccination due", appointment: "appointment", follow_up: "follow-up" };
+/** A reminder's line: what happened to it, on which channel, about what (and why it was not sent). */
+const reminderSummary = (r: typeof reminderMessages.$inferSelect) =>
+  `Reminder ${r.status === "suppressed" ? "not sent" : r.status} (${CHANNEL_WORDS[r.channel] ?? r.channel}): ${REMINDER_WORDS[r.kind] ?? r.kind}${r.suppressed_reason ? `, ${r.suppressed_reason.replace(/_/g, " ")}` : ""}`;
 
 const grams = (g: number) => (g >= 1000 ? `${(g / 1000).toLocaleString("en", { maximumFractionDigits: 2 })} kg` : `${g} g`);
 const loaders: Record<TimelineKind, (db: Db, clinicId: string, ids: string[]) => Promise<{ id: string; summary: string; record: Record<string, unknown> }[]>> = {
@@ -59,6 +66,10 @@ const loaders: Record<TimelineKind, (db: Db, clinicId: string, ids: string[]) =>
   async invoice(db, clinicId, ids) {
     const rows = await db.select().from(invoices).where(and(eq(invoices.clinic_id, clinicId), inArray(invoices.id, ids)));
     return rows.map((r) => ({ id: r.id, summary: `Invoice (${r.status}): ${r.total_amount} ${r.currency}`, record: recordView(r) }));
+  },
+  async reminder(db, clinicId, ids) {
+    const rows = await db.select().from(reminderMessages).where(and(eq(reminderMessages.clinic_id, clinicId), inArray(reminderMessages.id, ids)));
+    return rows.map((r) => ({ id: r.id, summary: reminderSummary(r), record: messageView(r) }));
   },
 };
 

@@ -81,7 +81,7 @@ export async function exportTutor({ database, clock }: RightsContext, clinicId: 
     payments: await ofInvoices("payments"),
     refunds: await ofInvoices("refunds"),
     // An erased tutor's tax documents keep their receiver data only where the law requires it, blocked.
-    tax_documents: (await ofInvoices("tax_documents")).map((document) => (current.blocked_at ? blockReceiver(document) : document)),
+    tax_documents: (await ofInvoices("tax_documents")).map((document) => (current.blocked_at || document.receiver_blocked_at ? blockReceiver(document) : document)),
     consents: await ofTutor("consent_records"),
     messages,
     events,
@@ -93,7 +93,9 @@ export async function exportTutor({ database, clock }: RightsContext, clinicId: 
  * bloqueado"), free text about them is cleared (consent evidence, where messages went), the event
  * log keeps that the fields changed but no longer their values, stored responses that carried
  * them are dropped, and the tutor is blocked (no reminders or marketing, hidden from lists and
- * search). Tax documents keep their receiver data, as the Código Tributario requires. Confirmed
+ * search). Tax documents keep their receiver data, as the Código Tributario requires, blocked
+ * (`receiver_blocked_at`: the API, query_database and the export show it as "dato bloqueado";
+ * the event log's copies are dropped). Confirmed
  * by the tutor's name as it stands; recorded as one `tutor.erased` event without values.
  */
 export async function eraseTutor({ database, clock }: RightsContext, clinicId: string, tutorId: string, confirmName: string, actor: ChangeActor) {
@@ -115,7 +117,16 @@ export async function eraseTutor({ database, clock }: RightsContext, clinicId: s
     await tx.execute(sql`update events set fields_before = fields_before - array['evidence', 'recipient'], fields_after = fields_after - array['evidence', 'recipient'] where clinic_id = ${clinicId} and entity_type in ('consent_record', 'reminder') and entity_id in (select id from consent_records where tutor_id = ${tutorId} union all select id from reminder_messages where tutor_id = ${tutorId})`);
     // Time-based events (vaccination.due, alert.due) carry the tutor's name and contact in their thin data.
     await tx.execute(sql`update events set changes = changes - array['tutor_name', 'tutor_phone', 'tutor_email'] where clinic_id = ${clinicId} and changes ->> 'tutor_id' = ${tutorId}`);
-    await tx.execute(sql`delete from idempotency_keys where clinic_id = ${clinicId} and response_body::text like ${`%${tutorId}%`}`);
+    // Tax documents keep their receiver data, blocked: every read path shows it as "dato bloqueado".
+    await tx.execute(sql`update tax_documents set receiver_blocked_at = ${now}, updated_at = ${now} where clinic_id = ${clinicId} and invoice_id in (select id from invoices where clinic_id = ${clinicId} and tutor_id = ${tutorId})`);
+    // The kept copy is the document itself: the event log's copies of its receiver fields go.
+    const receiver = `array[${RECEIVER_FIELDS.map((f) => `'${f}'`).join(", ")}]`;
+    await tx.execute(sql`update events set fields_before = fields_before - ${sql.raw(receiver)}, fields_after = fields_after - ${sql.raw(receiver)} where clinic_id = ${clinicId} and entity_type = 'tax_document' and entity_id in (select d.id from tax_documents d join invoices i on i.id = d.invoice_id and i.clinic_id = d.clinic_id where d.clinic_id = ${clinicId} and i.tutor_id = ${tutorId})`);
+    // Stored responses that named the tutor, their invoices or their documents (a replay would show the values).
+    await tx.execute(sql`
+      delete from idempotency_keys k where k.clinic_id = ${clinicId} and (k.response_body::text like ${`%${tutorId}%`} or exists (
+        select 1 from invoices i left join tax_documents d on d.invoice_id = i.id and d.clinic_id = i.clinic_id
+        where i.clinic_id = ${clinicId} and i.tutor_id = ${tutorId} and (k.response_body::text like '%' || i.id::text || '%' or k.response_body::text like '%' || d.id::text || '%')))`);
     await tx.execute(sql`select set_config('app.audit', 'on', true)`);
     const inserted = await tx.execute(sql`
       insert into events (id, clinic_id, occurred_at, actor_type, actor_id, actor_name, action, entity_type, entity_id, changes, fields_after, redacted_fields)

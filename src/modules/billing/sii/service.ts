@@ -25,8 +25,20 @@ export const taxDocumentRecords = clinicRecords(taxDocuments, "Tax document");
 
 type TaxDocumentRow = typeof taxDocuments.$inferSelect;
 
-export const view = (row: TaxDocumentRow) => {
-  const { issuer_name, issuer_legal_name, issuer_rut, issuer_address, issuer_giro, signed_xml, caf_id: _caf, ...rest } = row;
+/** What an erased receiver's kept fields read as, on every read path but the signed document itself. */
+export const BLOCKED_RECEIVER = "dato bloqueado";
+const RECEIVER_FIELDS = ["receiver_rut", "receiver_name", "receiver_giro", "receiver_address", "receiver_commune"] as const;
+
+/**
+ * A document whose receiver (a tutor) had their data erased keeps the receiver fields for the
+ * Código Tributario's period, blocked: they read "dato bloqueado" wherever the document is listed
+ * or shown. The signed XML and its printed copy stay the legal document as issued.
+ */
+const withBlockedReceiver = (row: TaxDocumentRow): TaxDocumentRow =>
+  row.receiver_blocked_at ? { ...row, ...Object.fromEntries(RECEIVER_FIELDS.filter((field) => row[field] !== null).map((field) => [field, BLOCKED_RECEIVER])) } : row;
+
+export const view = (stored: TaxDocumentRow) => {
+  const { issuer_name, issuer_legal_name, issuer_rut, issuer_address, issuer_giro, signed_xml, caf_id: _caf, receiver_blocked_at: _blocked, ...rest } = withBlockedReceiver(stored);
   return {
     ...recordView(rest),
     environment: rest.environment as SiiEnvironment | null,
@@ -291,6 +303,8 @@ async function issueDocument(ctx: ServiceContext, tx: Tx, settings: SiiSettings,
       receiver_address: spec.receiver.address,
       receiver_commune: spec.receiver.commune,
       referenced_document_id: referenced?.id ?? null,
+      // A credit note of a blocked receiver's document carries the same receiver, blocked too.
+      receiver_blocked_at: referenced?.receiver_blocked_at ?? null,
       reference_code: spec.reference?.code ?? null,
       currency: spec.currency,
       net_amount: spec.amounts.net,

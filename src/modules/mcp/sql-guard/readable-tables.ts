@@ -7,6 +7,8 @@ export interface ReadableColumn {
   name: string;
   type: string;
   description: string;
+  /** What the view shows in its place, when not the column as stored (a blocked value); of the same type. */
+  expression?: string;
 }
 
 export interface ReadableTable {
@@ -24,6 +26,15 @@ const stamps: ReadableColumn[] = [
 ];
 const money = (name: string, description: string): ReadableColumn => ({ name, type: "bigint", description: `${description}, integer in the smallest currency unit` });
 const col = (name: string, type: string, description: string): ReadableColumn => ({ name, type, description });
+/**
+ * A tax document's receiver field: kept for the Código Tributario's period after the receiver
+ * (a tutor) had their data erased, and then shown to the reader as "dato bloqueado", so no
+ * answer, filter or join of query_database carries or finds it.
+ */
+const receiver = (name: string, description: string): ReadableColumn => ({
+  ...col(name, "text", `${description}; "dato bloqueado" once the receiver's data is erased`),
+  expression: `CASE WHEN receiver_blocked_at IS NULL OR ${name} IS NULL THEN ${name} ELSE 'dato bloqueado' END`,
+});
 
 export const READABLE_TABLES: ReadableTable[] = [
   {
@@ -69,7 +80,7 @@ export const READABLE_TABLES: ReadableTable[] = [
   {
     name: "tax_documents",
     description: "Chilean SII tax documents: 33 factura, 39 boleta, 61 nota de crédito (the signed XML, CAFs and the certificate, whose keys are encrypted, are not readable here)",
-    columns: [id("document"), col("invoice_id", "uuid", "invoices.id"), col("doc_type", "integer", "33, 39 or 61"), col("folio", "integer", "Sequential per document type"), col("receiver_rut", "text", "Receiver's RUT (facturas)"), col("receiver_name", "text", "Receiver's name (facturas)"), col("referenced_document_id", "uuid", "The credited document (61)"), col("currency", "text", "ISO 4217 code"), money("net_amount", "Net"), money("tax_amount", "Tax"), money("total_amount", "Total"), col("issued_at", "timestamptz", "When it was issued"), ...stamps, col("environment", "text", "production, certification or test (test documents have no legal value); null before CAFs"), col("receiver_giro", "text", "Receiver's giro (facturas)"), col("receiver_address", "text", "Receiver's address (facturas)"), col("receiver_commune", "text", "Receiver's comuna (facturas)")],
+    columns: [id("document"), col("invoice_id", "uuid", "invoices.id"), col("doc_type", "integer", "33, 39 or 61"), col("folio", "integer", "Sequential per document type"), receiver("receiver_rut", "Receiver's RUT (facturas)"), receiver("receiver_name", "Receiver's name (facturas)"), col("referenced_document_id", "uuid", "The credited document (61)"), col("currency", "text", "ISO 4217 code"), money("net_amount", "Net"), money("tax_amount", "Tax"), money("total_amount", "Total"), col("issued_at", "timestamptz", "When it was issued"), ...stamps, col("environment", "text", "production, certification or test (test documents have no legal value); null before CAFs"), receiver("receiver_giro", "Receiver's giro (facturas)"), receiver("receiver_address", "Receiver's address (facturas)"), receiver("receiver_commune", "Receiver's comuna (facturas)"), col("receiver_blocked_at", "timestamptz", "When the receiver's data was erased (null: not erased); their fields then read \"dato bloqueado\"")],
   },
   {
     name: "clinical_notes",
@@ -146,12 +157,13 @@ const CLINIC_SETTING = "(SELECT nullif(current_setting('app.clinic_id', true), '
 export function readerAccessSql(): string[] {
   return READABLE_TABLES.flatMap((t) => {
     const columns = ["clinic_id", ...t.columns.map((c) => c.name)].join(", ");
+    const shown = ["clinic_id", ...t.columns.map((c) => (c.expression ? `${c.expression} AS ${c.name}` : c.name))].join(", ");
     const live = t.name === "invoice_items" ? "" : `${t.readerRows ?? "deleted_at IS NULL"} AND `;
     // A view whose rows are narrower than the live ones (signed notes only) says so itself too.
     // Tables without deletes (the outbox, consents) say `true`: every row of the clinic.
     const narrower = t.readerRows && t.readerRows !== "true" ? ` AND ${t.readerRows.replace("deleted_at IS NULL AND ", "")}` : "";
     return [
-      `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_barrier = false, security_invoker = true) AS\n  SELECT ${columns} FROM public.${t.name}\n  WHERE clinic_id = ${CLINIC_SETTING}${narrower}`,
+      `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${t.name} WITH (security_barrier = false, security_invoker = true) AS\n  SELECT ${shown} FROM public.${t.name}\n  WHERE clinic_id = ${CLINIC_SETTING}${narrower}`,
       `GRANT SELECT ON ${VIEW_SCHEMA}.${t.name} TO ${READER_ROLE}`,
       `GRANT SELECT (${columns}) ON public.${t.name} TO ${READER_ROLE}`,
       `ALTER TABLE public.${t.name} ENABLE ROW LEVEL SECURITY`,
