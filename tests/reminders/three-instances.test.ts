@@ -13,13 +13,13 @@ let sink: SmtpSink;
 let standIn: WhatsAppStandIn;
 const servers: ServerProcess[] = [];
 
-const serverEnv = () =>
+const serverEnv = (label = "other") =>
   store.env({
     SMTP_URL: sink.url,
     MAIL_FROM: "Clínica <avisos@clinica.example>",
     WHATSAPP_TOKEN: WA.token,
     WHATSAPP_PHONE_NUMBER_ID: WA.phoneNumberId,
-    WHATSAPP_API_URL: standIn.apiUrl,
+    WHATSAPP_API_URL: standIn.apiUrlFor(label),
     WHATSAPP_APP_SECRET: WA.appSecret,
     REMINDER_RETRY_SCHEDULE: "1s,1s,1s,1s,1s",
     REMINDER_TIMEOUT_MS: "1000",
@@ -27,8 +27,8 @@ const serverEnv = () =>
     WEBHOOK_DISPATCHER: "off",
   });
 
-async function start() {
-  const server = await startServer(serverEnv());
+async function start(label?: string) {
+  const server = await startServer(serverEnv(label));
   servers.push(server);
   return server;
 }
@@ -93,7 +93,7 @@ test.skipIf(!onPostgres)(
   async () => {
     sink = await startSmtpSink();
     standIn = startWhatsAppStandIn(WA);
-    const first = await start();
+    const first = await start("first");
     const { token, clinicId } = await ownerOf(first, "kill@clinica.example");
     await seedDueVaccinations(clinicId, 2000, "k");
     await Promise.all([start(), start()]);
@@ -104,7 +104,7 @@ test.skipIf(!onPostgres)(
     // been told were accepted are not (its connections are gone), and go again after its lease.
     sink.hold();
     standIn.hold();
-    await Bun.sleep(300);
+    await waitFor("the first instance to have a message in flight", () => (standIn.waiting.get("first") ?? 0) > 0, 30_000);
     await kill(first);
     sink.release();
     standIn.release();

@@ -20,6 +20,10 @@ export interface WhatsAppStandIn {
   receivedAt: Map<string, number>;
   /** Answers wait until `release`; a request whose sender died meanwhile is not accepted. */
   hold(): void;
+  /** Requests waiting on `hold`, by the sender's label (see `apiUrlFor`). */
+  waiting: Map<string, number>;
+  /** The API base for a sender labelled `label`, so that a test can tell senders apart. */
+  apiUrlFor(label: string): string;
   release(): void;
   stop(): void;
 }
@@ -38,6 +42,8 @@ export function startWhatsAppStandIn(expected: { token: string; phoneNumberId: s
     refused: [],
     failNext: [],
     receivedAt: new Map(),
+    waiting: new Map(),
+    apiUrlFor: (label) => standIn.apiUrl.replace(/\/[^/]+$/, `/as/${label}/${version}`),
     hold() {
       held ??= new Promise<void>((resolve) => (releaseHeld = resolve));
     },
@@ -56,6 +62,8 @@ export function startWhatsAppStandIn(expected: { token: string; phoneNumberId: s
     hostname: "127.0.0.1",
     async fetch(request) {
       const url = new URL(request.url);
+      const sender = /^\/as\/([a-z0-9-]+)\//.exec(url.pathname)?.[1] ?? "";
+      if (sender) url.pathname = url.pathname.slice(`/as/${sender}`.length);
       if (request.method !== "POST" || url.pathname !== `/${version}/${expected.phoneNumberId}/messages`) return refuse(`unexpected ${request.method} ${url.pathname}`);
       if (request.headers.get("authorization") !== `Bearer ${expected.token}`) return graphError(401, "Invalid OAuth access token", 190);
       if (!request.headers.get("content-type")?.startsWith("application/json")) return refuse("content-type must be application/json");
@@ -86,7 +94,11 @@ export function startWhatsAppStandIn(expected: { token: string; phoneNumberId: s
           parameters.push(parameter.text);
         }
       }
-      if (held) await held;
+      if (held) {
+        standIn.waiting.set(sender, (standIn.waiting.get(sender) ?? 0) + 1);
+        await held;
+        standIn.waiting.set(sender, standIn.waiting.get(sender)! - 1);
+      }
       if (request.signal.aborted) return graphError(503, "The sender is gone", 2);
       const id = `wamid.${(++counter).toString().padStart(8, "0")}${Math.random().toString(36).slice(2, 8)}`;
       standIn.accepted.push({ id, to: body.to, template: template.name, language: template.language.code, parameters, callback: callback ?? null });
