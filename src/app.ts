@@ -50,6 +50,7 @@ import { appointmentTypesModule } from "./modules/appointment-types";
 import { roomsModule } from "./modules/rooms";
 import { availabilityModule } from "./modules/availability";
 import { schedulesModule } from "./modules/schedules";
+import { calendarFeedModule } from "./modules/calendar-feed";
 import { notesModule } from "./modules/notes";
 import { vitalsModule } from "./modules/vitals";
 import { vaccinationsModule } from "./modules/vaccinations";
@@ -90,6 +91,7 @@ function buildRoutes(context: AppContext) {
         .use(roomsModule(context))
         .use(availabilityModule(context))
         .use(schedulesModule(context))
+        .use(calendarFeedModule(context))
         .use(notesModule(context))
         .use(vitalsModule(context))
         .use(vaccinationsModule(context))
