@@ -232,7 +232,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "DELETE", path: "/clinic/closures/:id", roles: ["owner"], seed: seedClosure, readBack: "/clinic/closures" },
 ];
 
-/** REST routes that need no access token (the reminder links and WhatsApp's webhook carry their own signature). */
+/** REST routes that need no access token (the reminder links and WhatsApp's webhook carry their own signature; the calendar feed's token is its secret). */
 export const PUBLIC_ROUTES = [
   "POST /auth/register", "POST /auth/login", "POST /auth/refresh", "GET /auth/setup", "POST /auth/setup",
   "GET /calendar/:token",
