@@ -51,6 +51,7 @@ import { roomsModule } from "./modules/rooms";
 import { availabilityModule } from "./modules/availability";
 import { bookingModule } from "./modules/booking";
 import { schedulesModule } from "./modules/schedules";
+import { calendarFeedModule } from "./modules/calendar-feed";
 import { notesModule } from "./modules/notes";
 import { vitalsModule } from "./modules/vitals";
 import { vaccinationsModule } from "./modules/vaccinations";
@@ -92,6 +93,7 @@ function buildRoutes(context: AppContext) {
         .use(availabilityModule(context))
         .use(bookingModule(context))
         .use(schedulesModule(context))
+        .use(calendarFeedModule(context))
         .use(notesModule(context))
         .use(vitalsModule(context))
         .use(vaccinationsModule(context))

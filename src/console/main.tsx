@@ -17,6 +17,7 @@ import { SignIn } from "./pages/sign-in";
 import { SetupPage } from "./pages/setup";
 import { InstallPage } from "./pages/install";
 import { TodayPage } from "./pages/today";
+import { CalendarPage } from "./pages/calendar";
 import { PatientPage, TutorPage, TutorsPage } from "./pages/tutors";
 import { ConsoleContext, NoticeLine, OwnerOnly, useConsole, type Console } from "./ui";
 
@@ -78,6 +79,8 @@ function Screen({ route }: { route: string[] }) {
       );
     case "reminders":
       return <RemindersPage />;
+    case "calendar":
+      return <CalendarPage />;
     case "settings":
       return (
         <OwnerOnly>
@@ -98,6 +101,7 @@ function Shell({ console: c }: { console: Console }) {
   const owner = session.user.role === "owner";
   const links: [string, string][] = [
     ["today", i18n.t("nav.today")],
+    ["calendar", i18n.t("nav.calendar")],
     ["tutors", i18n.t("nav.tutors")],
     ["due", i18n.t("nav.due")],
     ["billing", i18n.t("nav.billing")],

@@ -3,7 +3,7 @@ import { AppError, envelope, type FieldError } from "../lib/errors";
 import { isConnectionError, loggableError } from "../lib/error-log";
 import type { Logger } from "../lib/logger";
 import { dateProblem, timestampProblem } from "../lib/time";
-import type { RequestStates } from "./request-context";
+import { loggablePath, type RequestStates } from "./request-context";
 
 type SchemaLike = { anyOf?: SchemaLike[]; const?: unknown; enum?: unknown[]; type?: string; format?: string; minimum?: number; maximum?: number };
 
@@ -72,10 +72,10 @@ export const errorHandler = (logger: Logger, states: RequestStates) =>
     const state = states.of(request);
     const appError = toAppError(code, error, `${request.method} ${path}`);
     if (appError.code === "SERVICE_UNAVAILABLE") {
-      logger.warn("database unavailable", { request_id: state.id, method: request.method, path, ...loggableError(error) });
+      logger.warn("database unavailable", { request_id: state.id, method: request.method, path: loggablePath(path), ...loggableError(error) });
     }
     if (appError.code === "INTERNAL_ERROR") {
-      logger.error("unhandled error", { request_id: state.id, method: request.method, path, ...loggableError(error) });
+      logger.error("unhandled error", { request_id: state.id, method: request.method, path: loggablePath(path), ...loggableError(error) });
     }
     const headers: Record<string, string> = {
       "content-type": "application/json; charset=utf-8",

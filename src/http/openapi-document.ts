@@ -20,7 +20,7 @@ interface RouteLike {
 
 const ERROR = ErrorEnvelope as unknown as Schema;
 const HIDDEN = /^\/(docs|openapi\.json)/;
-const PUBLIC_PATHS: ReadonlySet<string> = new Set(["/register", "/health", "/ready", "/mcp/health", "/api/v1/auth/register", "/api/v1/auth/login", "/api/v1/auth/refresh", "/api/v1/auth/logout"]);
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(["/register", "/health", "/ready", "/mcp/health", "/api/v1/auth/register", "/api/v1/auth/login", "/api/v1/auth/refresh", "/api/v1/auth/logout", "/api/v1/calendar/{token}"]);
 
 const STATUS_TEXT: Record<string, string> = {
   "200": "OK",

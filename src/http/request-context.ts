@@ -27,6 +27,10 @@ export class RequestStates {
   }
 }
 
+/** A path that carries a secret (the calendar feed's token) is logged without it. */
+const SECRET_PATH = /^(\/api\/v1\/calendar\/)[^/]*$/;
+export const loggablePath = (path: string) => path.replace(SECRET_PATH, "$1{token}.ics");
+
 /**
  * X-Request-ID echo or generation, and one JSON log line per request with method, path,
  * status, duration, request id and clinic. Query strings are left out of the log.
@@ -48,7 +52,7 @@ export const requestContext = (logger: Logger, states: RequestStates) => {
     const state = states.of(request);
     logger.info("request", {
       method: request.method,
-      path,
+      path: loggablePath(path),
       status: typeof set.status === "number" ? set.status : 200,
       ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
       request_id: state.id,

@@ -145,7 +145,7 @@ async function languagePages(at: string, owner: { email: string; password: strin
   for (const [name, value] of Object.entries({ response_type: "code", client_id: client.body.client_id, redirect_uri: redirect, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "estado", scope: "read query clinic_context" })) authorize.searchParams.set(name, value);
   const consent = (await fetch(authorize, { redirect: "manual" })).headers.get("location") ?? "";
   assert(consent.includes("#/oauth/consent?request="), `/authorize answered ${consent}`);
-  return ["#/today", "#/tutors", `#/tutors/${patient.tutor_id}`, `#/patients/${patient.id}`, `#/visits/${visit.id}`, "#/due", "#/billing", `#/invoices/${paid.id}`, "#/activity", "#/webhooks", "#/mcp", "#/settings", consent.slice(consent.indexOf("#"))];
+  return ["#/today", "#/calendar", "#/tutors", `#/tutors/${patient.tutor_id}`, `#/patients/${patient.id}`, `#/visits/${visit.id}`, "#/due", "#/billing", `#/invoices/${paid.id}`, "#/activity", "#/webhooks", "#/mcp", "#/settings", consent.slice(consent.indexOf("#"))];
 }
 
 const demoLogin = (demo: DemoServer, role: string) => demo.logins.find((login) => login.role === role)!;
@@ -294,6 +294,13 @@ try {
     const patients = await api("GET", `/api/v1/patients?tutor_id=${tutors.data[0].id}`);
     const visits = await api("GET", `/api/v1/visits?patient_id=${patients.data[0].id}`);
     assert(visits.data.length === 1 && Date.parse(visits.data[0].scheduled_at) === Date.parse(zonedInstant(today, "15:30")), `the visit is not at 15:30 Santiago: ${JSON.stringify(visits.data)}`);
+  });
+
+  await run.check("the Calendar shows a vet's visit on the day's grid with its length", async () => {
+    const start = zonedInstant(today, "12:00");
+    const booked = await api("POST", "/api/v1/visits", { patient_id: luna.body.id, vet_id: owner.body.user.id, scheduled_at: start, ends_at: new Date(Date.parse(start) + 45 * 60_000).toISOString() });
+    await page.goto(`${base}/#/calendar`);
+    await page.locator(`.calendar-grid [data-visit-id="${booked.id}"] .visit-length`, { hasText: "45 min" }).waitFor();
   });
 
   await run.check("invoice from the completed visit (live totals as the API computes them) → emit → pay with a double click → one payment → boleta", async () => {

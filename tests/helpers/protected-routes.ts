@@ -223,14 +223,19 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/users/:id/time-off", seed: seedUser },
   { method: "POST", path: "/users/:id/time-off", roles: ["owner"], seed: seedUser, body: () => ({ starts_at: "2026-02-02T12:00:00Z", ends_at: "2026-02-02T16:00:00Z" }) },
   { method: "DELETE", path: "/users/:id/time-off/:itemId", roles: ["owner"], seed: seedUser, readBack: "/users/:id/time-off" },
+  // A person's calendar feed is theirs or the owner's: another staff member is refused.
+  { method: "GET", path: "/users/:id/calendar-feed", roles: ["owner"], seed: seedUser },
+  { method: "POST", path: "/users/:id/calendar-feed", roles: ["owner"], seed: seedUser, readBack: "/users/:id/calendar-feed" },
+  { method: "DELETE", path: "/users/:id/calendar-feed", roles: ["owner"], seed: seedUser, readBack: "/users/:id/calendar-feed" },
   { method: "GET", path: "/clinic/closures" },
   { method: "POST", path: "/clinic/closures", roles: ["owner"], body: () => ({ day: "2026-09-18" }) },
   { method: "DELETE", path: "/clinic/closures/:id", roles: ["owner"], seed: seedClosure, readBack: "/clinic/closures" },
 ];
 
-/** REST routes that need no access token (the reminder and booking links and WhatsApp's webhook carry their own signature; online booking is for tutors without an account). */
+/** REST routes that need no access token (the reminder and booking links and WhatsApp's webhook carry their own signature; online booking is for tutors without an account; the calendar feed's token is its secret). */
 export const PUBLIC_ROUTES = [
   "POST /auth/register", "POST /auth/login", "POST /auth/refresh", "GET /auth/setup", "POST /auth/setup",
+  "GET /calendar/:token",
   "GET /integrations/whatsapp/webhook", "POST /integrations/whatsapp/webhook",
   ...["unsubscribe", "confirm", "cancel"].flatMap((action) => [`GET /public/reminders/${action}`, `POST /public/reminders/${action}`]),
   "GET /public/clinics/:slug", "GET /public/clinics/:slug/availability", "POST /public/clinics/:slug/bookings",

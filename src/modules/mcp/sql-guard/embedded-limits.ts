@@ -2,7 +2,7 @@ import type { Database } from "../../../db/client";
 import type { RawStatement } from "../../../db/read-only-batch";
 import { AppError } from "../../../lib/errors";
 import { LruMap } from "../../../lib/lru";
-import { READABLE_TABLES } from "./readable-tables";
+import { READ_BASE_TABLES } from "./readable-tables";
 
 /** Planner estimates are trusted for a minute: they follow the data as it grows. */
 const COST_TTL_MS = 60_000;
@@ -32,8 +32,8 @@ export class EmbeddedMemory {
  * the readable tables are analyzed before an estimate whenever one has grown or shrunk by more
  * than a tenth (an empty table by any page) since they last were.
  */
-const TABLE_SIZES_SQL = `SELECT ${READABLE_TABLES.map((t, i) => `pg_relation_size('public.${t.name}') AS s${i}`).join(", ")}`;
-const ANALYZE_SQL = `ANALYZE ${READABLE_TABLES.map((t) => `public.${t.name}`).join(", ")}`;
+const TABLE_SIZES_SQL = `SELECT ${READ_BASE_TABLES.map((name, i) => `pg_relation_size('public.${name}') AS s${i}`).join(", ")}`;
+const ANALYZE_SQL = `ANALYZE ${READ_BASE_TABLES.map((name) => `public.${name}`).join(", ")}`;
 async function freshStatistics(database: Database, memory: EmbeddedMemory): Promise<void> {
   if (memory.analyzing) return memory.analyzing;
   const [row] = await database.query<Record<string, unknown>>(TABLE_SIZES_SQL);

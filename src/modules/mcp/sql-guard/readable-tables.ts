@@ -17,6 +17,12 @@ export interface ReadableTable {
   columns: ReadableColumn[];
   /** Which live rows the reader sees, when it is not every row with `deleted_at` null (drafts are never shown). */
   readerRows?: string;
+  /**
+   * A view that is not one table's rows: its SELECT list and FROM (with aliases), the column its
+   * clinic filter reads, and what the reader may read of each table it joins (the columns, and
+   * the rows through row-level security). A table readable on its own keeps its own policy.
+   */
+  joined?: { select: string; from: string; clinicColumn: string; reads: { table: string; columns: string[]; rows: string }[] };
 }
 
 const id = (what: string): ReadableColumn => ({ name: "id", type: "uuid", description: `The ${what}'s id (UUIDv7, time-ordered)` });
@@ -35,6 +41,9 @@ const receiver = (name: string, description: string): ReadableColumn => ({
   ...col(name, "text", `${description}; "dato bloqueado" once the receiver's data is erased`),
   expression: `CASE WHEN receiver_blocked_at IS NULL OR ${name} IS NULL THEN ${name} ELSE 'dato bloqueado' END`,
 });
+
+/** An appointment's own columns, as the visits table holds them (the type's name comes from appointment_types). */
+const APPOINTMENT_VISIT_COLUMNS = ["id", "patient_id", "vet_id", "room_id", "appointment_type_id", "status", "scheduled_at", "ends_at", "confirmed_at", "created_at", "updated_at"];
 
 export const READABLE_TABLES: ReadableTable[] = [
   {
@@ -126,6 +135,32 @@ export const READABLE_TABLES: ReadableTable[] = [
     columns: [id("consent"), col("tutor_id", "uuid", "tutors.id"), col("channel", "text", "email or whatsapp"), col("purpose", "text", "reminders or marketing"), col("status", "text", "granted or withdrawn"), col("source", "text", "Where the latest answer came from"), col("recorded_at", "timestamptz", "When it was given"), ...stamps],
     readerRows: "true",
   },
+  {
+    name: "appointments",
+    description: "The calendar: each live visit as booked, with its length, room and appointment type (the clinical fields are in visits)",
+    columns: [
+      id("visit"),
+      col("patient_id", "uuid", "patients.id"),
+      col("vet_id", "uuid", "The vet it holds (a user id), if any"),
+      col("room_id", "uuid", "The room it holds (rooms are not readable here), if any"),
+      col("appointment_type_id", "uuid", "The appointment type, if any"),
+      col("appointment_type", "text", "The appointment type's name (kept for visits of a type since deleted)"),
+      col("status", "text", "requested (booked online, awaiting the clinic), scheduled, in_progress, completed, cancelled or no_show"),
+      col("scheduled_at", "timestamptz", "When it starts"),
+      col("ends_at", "timestamptz", "When it ends (its length is ends_at - scheduled_at)"),
+      col("confirmed_at", "timestamptz", "When the tutor confirmed attendance (null: not confirmed)"),
+      ...stamps,
+    ],
+    joined: {
+      select: `v.clinic_id, ${APPOINTMENT_VISIT_COLUMNS.slice(0, 5).map((c) => `v.${c}`).join(", ")}, t.name AS appointment_type, ${APPOINTMENT_VISIT_COLUMNS.slice(5).map((c) => `v.${c}`).join(", ")}`,
+      from: "public.visits v LEFT JOIN public.appointment_types t ON t.clinic_id = v.clinic_id AND t.id = v.appointment_type_id",
+      clinicColumn: "v.clinic_id",
+      reads: [
+        { table: "visits", columns: APPOINTMENT_VISIT_COLUMNS, rows: "" },
+        { table: "appointment_types", columns: ["id", "name"], rows: "true" },
+      ],
+    },
+  },
 ];
 
 export const READABLE_TABLE_NAMES: ReadonlySet<string> = new Set(READABLE_TABLES.map((t) => t.name));
@@ -156,6 +191,7 @@ const CLINIC_SETTING = "(SELECT nullif(current_setting('app.clinic_id', true), '
  */
 export function readerAccessSql(): string[] {
   return READABLE_TABLES.flatMap((t) => {
+    if (t.joined) return joinedReaderAccessSql(t.name, t.joined);
     const columns = ["clinic_id", ...t.columns.map((c) => c.name)].join(", ");
     const shown = ["clinic_id", ...t.columns.map((c) => (c.expression ? `${c.expression} AS ${c.name}` : c.name))].join(", ");
     const live = t.name === "invoice_items" ? "" : `${t.readerRows ?? "deleted_at IS NULL"} AND `;
@@ -172,3 +208,28 @@ export function readerAccessSql(): string[] {
     ];
   });
 }
+
+/**
+ * A joined view's access: the view, its grant, the reader's columns of each table it reads, and
+ * row-level security on the tables that are not readable on their own (rows `true`: every row of
+ * the clinic, deleted ones too, so a visit keeps the name of a type deleted since).
+ */
+function joinedReaderAccessSql(name: string, joined: NonNullable<ReadableTable["joined"]>): string[] {
+  return [
+    `CREATE OR REPLACE VIEW ${VIEW_SCHEMA}.${name} WITH (security_barrier = false, security_invoker = true) AS\n  SELECT ${joined.select}\n  FROM ${joined.from}\n  WHERE ${joined.clinicColumn} = ${CLINIC_SETTING}`,
+    `GRANT SELECT ON ${VIEW_SCHEMA}.${name} TO ${READER_ROLE}`,
+    ...joined.reads.flatMap(({ table, columns, rows }) => [
+      `GRANT SELECT (${["clinic_id", ...columns].join(", ")}) ON public.${table} TO ${READER_ROLE}`,
+      ...(READABLE_TABLE_NAMES.has(table)
+        ? []
+        : [
+            `ALTER TABLE public.${table} ENABLE ROW LEVEL SECURITY`,
+            `DROP POLICY IF EXISTS mcp_reader_own_clinic ON public.${table}`,
+            `CREATE POLICY mcp_reader_own_clinic ON public.${table} FOR SELECT TO ${READER_ROLE} USING (${rows === "true" ? "" : `${rows} AND `}clinic_id = ${CLINIC_SETTING})`,
+          ]),
+    ]),
+  ];
+}
+
+/** The tables of the service the readable views read (for statistics). */
+export const READ_BASE_TABLES: readonly string[] = [...new Set(READABLE_TABLES.flatMap((t) => (t.joined ? t.joined.reads.map((r) => r.table) : [t.name])))];
