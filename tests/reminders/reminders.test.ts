@@ -353,8 +353,8 @@ describe("appointment links", () => {
     await rule({ kind: "appointment", name: "Horas por correo", offset: "-48h", channels: ["email"] });
     await at("2026-08-01T12:00:00Z");
     const { patientId } = await tutorWithPatient({ email: "links@example.test" }, ["email"]);
-    const first = await owner.as<{ id: string }>("POST", "/api/v1/visits", { json: { patient_id: patientId, scheduled_at: "2026-08-03T12:30:00Z" } });
-    const second = await owner.as<{ id: string }>("POST", "/api/v1/visits", { json: { patient_id: patientId, scheduled_at: "2026-08-03T12:40:00Z" } });
+    const first = await owner.as<{ id: string; revision: number }>("POST", "/api/v1/visits", { json: { patient_id: patientId, scheduled_at: "2026-08-03T12:30:00Z" } });
+    const second = await owner.as<{ id: string; revision: number }>("POST", "/api/v1/visits", { json: { patient_id: patientId, scheduled_at: "2026-08-03T12:40:00Z" } });
     await at("2026-08-01T12:45:00Z");
     await run();
     const mails = sink.messages().filter((m) => m.to === "links@example.test");
@@ -374,9 +374,10 @@ describe("appointment links", () => {
     expect(await page.text()).toContain("<form method=\"post\"");
     expect((await owner.as<{ confirmed_at: string | null }>("GET", `/api/v1/visits/${first.body.id}`)).body.confirmed_at).toBeNull();
     expect((await t.app.handle(new Request(await byVisit("confirm", first.body.id), { method: "POST" }))).status).toBe(200);
-    expect((await owner.as<{ confirmed_at: string | null }>("GET", `/api/v1/visits/${first.body.id}`)).body.confirmed_at).toBe("2026-08-01T12:45:00Z");
+    // Each change bumps the visit's revision (the calendar feed's SEQUENCE).
+    expect((await owner.as<{ confirmed_at: string | null; revision: number }>("GET", `/api/v1/visits/${first.body.id}`)).body).toMatchObject({ confirmed_at: "2026-08-01T12:45:00Z", revision: first.body.revision + 1 });
     expect((await t.app.handle(new Request(await byVisit("cancel", second.body.id), { method: "POST" }))).status).toBe(200);
-    expect((await owner.as<{ status: string }>("GET", `/api/v1/visits/${second.body.id}`)).body.status).toBe("cancelled");
+    expect((await owner.as<{ status: string; revision: number }>("GET", `/api/v1/visits/${second.body.id}`)).body).toMatchObject({ status: "cancelled", revision: second.body.revision + 1 });
     const actors = await t.database.query<{ actor_name: string; action: string }>("select actor_name, action from events where entity_type = 'visit' and entity_id in ($1, $2) and actor_name like 'tutor%'", [first.body.id, second.body.id]);
     expect(actors.map((a) => a.action).sort()).toEqual(["visit.status_changed", "visit.updated"]);
     // Past the cancellation window (24 h before), the link says to call the clinic.

@@ -245,7 +245,7 @@ export async function confirmByTutor(ctx: ServiceContext, clinicId: string, id: 
     throw new AppError("INVALID_STATE_TRANSITION", "This visit was moved or is no longer scheduled: the reminder's link no longer applies");
   }
   if (current.confirmed_at) return current;
-  return visitRecords.update(ctx, clinicId, id, { confirmed_at: ctx.clock.now() });
+  return visitRecords.update(ctx, clinicId, id, { confirmed_at: ctx.clock.now(), revision: current.revision + 1 });
 }
 
 /** The tutor cancels (a reminder's signed link), no later than `windowHours` before the visit. */
@@ -258,5 +258,5 @@ export async function cancelByTutor(ctx: ServiceContext, clinicId: string, id: s
   if (ctx.clock.now().getTime() > current.scheduled_at.getTime() - windowHours * 3_600_000) {
     throw new AppError("INVALID_STATE_TRANSITION", `Visits can be cancelled online until ${windowHours} hours before; please call the clinic`);
   }
-  return visitRecords.update(ctx, clinicId, id, { status: "cancelled" });
+  return visitRecords.update(ctx, clinicId, id, { status: "cancelled", revision: current.revision + 1 });
 }
