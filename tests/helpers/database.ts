@@ -1,5 +1,9 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import postgres from "postgres";
-import { openDatabase, type Database } from "../../src/db/client";
+import { KNOWN_MIGRATIONS, openDatabase, type Database } from "../../src/db/client";
 import { loadPgliteAssets, type PgliteAssets } from "../../src/db/pglite-assets";
 
 export const POSTGRES_URL = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
@@ -19,21 +23,86 @@ export function urlForDatabase(url: string, name: string): string {
 }
 export const databaseKind = POSTGRES_URL ? "postgres" : "pglite";
 
+/**
+ * What a migrated template depends on: the migrations and the PGlite build. A template made from
+ * other migrations (another branch, an older checkout) has another name and is never used.
+ */
+const TEMPLATE_KEY = createHash("sha256")
+  .update(KNOWN_MIGRATIONS.map((m) => m.hash).join(","))
+  .update(readFileSync(join(import.meta.dir, "../../node_modules/@electric-sql/pglite/package.json")))
+  .digest("hex")
+  .slice(0, 16);
+
 /** A migrated PGlite data directory, made once per test process and cloned for each database. */
-let pgliteTemplate: Promise<Blob | File> | undefined;
+let pgliteTemplate: Promise<Blob> | undefined;
 /** PGlite's modules, compiled once per test process for every in-memory database. */
 let pgliteModules: Promise<PgliteAssets> | undefined;
 export const sharedPgliteAssets = () => (pgliteModules ??= loadPgliteAssets());
 
-/** Builds the template ahead (the preload does, so no test's hook pays the ~5 s of migrations). */
-export const preparePgliteTemplate = () => (pgliteTemplate ??= templateDump());
+/**
+ * Builds the template ahead (the preload does, so no test's hook pays for it). It is kept on disk
+ * under the temporary directory, keyed by TEMPLATE_KEY: the workers of a parallel run, and later
+ * runs, read it instead of each migrating a database of their own (about 5 s of CPU each).
+ */
+export const preparePgliteTemplate = () => (pgliteTemplate ??= cachedTemplateDump());
 
-async function templateDump(): Promise<Blob | File> {
+async function cachedTemplateDump(): Promise<Blob> {
+  const dir = join(tmpdir(), "vet-clinic-test-templates");
+  const file = join(dir, `pglite-${TEMPLATE_KEY}.tar`);
+  try {
+    return new Blob([readFileSync(file)]);
+  } catch {
+    // Not made yet: made here.
+  }
   const template = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
   await template.migrate();
-  const dump = await template.dumpDataDir!();
+  const dump = new Blob([await (await template.dumpDataDir!()).arrayBuffer()]);
   await template.close();
+  // Written aside and renamed, so a worker starting at the same time never reads half a file.
+  mkdirSync(dir, { recursive: true });
+  const partial = `${file}.${process.pid}`;
+  writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
+  renameSync(partial, file);
   return dump;
+}
+
+/** Serializes the making of the PostgreSQL template between test processes (parallel workers, other runs). */
+const TEMPLATE_LOCK_ID = 724_311_901;
+let postgresTemplate: Promise<string> | undefined;
+
+/**
+ * PostgreSQL: the name of a migrated template database on the server, made once (per server and
+ * set of migrations) and copied by CREATE DATABASE … TEMPLATE for each test database, which takes
+ * a fraction of migrating each one. Marked a template only once migrated, so a run that died half
+ * way leaves nothing that is used.
+ */
+export const preparePostgresTemplate = () => (postgresTemplate ??= makePostgresTemplate());
+
+async function makePostgresTemplate(): Promise<string> {
+  const name = `vet_test_template_${TEMPLATE_KEY}`;
+  const admin = postgres(ADMIN_URL!, { max: 1, onnotice: () => {} });
+  const made = async () => (await admin`select 1 from pg_database where datname = ${name} and datistemplate`).length > 0;
+  try {
+    if (await made()) return name;
+    await admin`select pg_advisory_lock(${TEMPLATE_LOCK_ID})`;
+    try {
+      if (await made()) return name;
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.unsafe(`create database ${name}`);
+      const template = await openDatabase({ databaseUrl: urlForDatabase(ADMIN_URL!, name), dataDir: "/nonexistent" });
+      try {
+        await template.migrate();
+      } finally {
+        await template.close();
+      }
+      await admin.unsafe(`alter database ${name} is_template true`);
+      return name;
+    } finally {
+      await admin`select pg_advisory_unlock(${TEMPLATE_LOCK_ID})`;
+    }
+  } finally {
+    await admin.end();
+  }
 }
 
 export interface TestDatabase extends Database {
@@ -49,7 +118,8 @@ export interface TestDatabase extends Database {
 
 /**
  * A fresh, migrated database of the kind DATABASE_URL selects: in-memory PGlite by default,
- * or a new PostgreSQL database (dropped by `destroy`) when DATABASE_URL is postgres://.
+ * or a new PostgreSQL database (dropped by `destroy`) when DATABASE_URL is postgres://; either is
+ * a copy of the migrated template.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!POSTGRES_URL) {
@@ -57,12 +127,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     return Object.assign(database, { destroy: () => database.close() });
   }
   const name = `vet_test_${Bun.randomUUIDv7().replaceAll("-", "").slice(-16)}`;
+  const template = await preparePostgresTemplate();
   const admin = postgres(ADMIN_URL!, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  await admin.unsafe(`create database ${name} template ${template}`);
   await admin.end();
   const url = urlForDatabase(POSTGRES_URL, name);
   const directUrl = POSTGRES_DIRECT_URL ? urlForDatabase(POSTGRES_DIRECT_URL, name) : undefined;
   const database = await openDatabase({ databaseUrl: url, databaseDirectUrl: directUrl, dataDir: "/nonexistent" });
+  // Already migrated (the template's copy); this checks that and applies nothing.
   await database.migrate();
   return Object.assign(database, {
     url,

@@ -31,8 +31,12 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 }, SERVER_STOP_TIMEOUT_MS);
 
-/** Runs `inspector --cli` against the server's /mcp; `terminal` gives it a pseudo-terminal (util-linux `script`). */
-async function inspector(key: string | null, extra: string[], terminal = false) {
+/**
+ * Runs `inspector --cli` against the server's /mcp; `terminal` gives it a pseudo-terminal (util-linux
+ * `script`). `until`: the output that ends the run (a terminal run waits for the owner's consent
+ * once it has shown the authorization URL, so it is stopped as soon as that is printed).
+ */
+async function inspector(key: string | null, extra: string[], terminal = false, until?: (output: string) => boolean) {
   const header = key === null ? [] : ["--header", `Authorization: Bearer ${key}`];
   const args = [INSPECTOR, "--cli", `${server.baseUrl}/mcp`, "--transport", "http", "--method", "tools/list", ...header, ...extra];
   const quoted = ["node", ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
@@ -46,7 +50,19 @@ async function inspector(key: string | null, extra: string[], terminal = false) 
     stderr: "pipe",
   });
   const killer = setTimeout(() => child.kill(), 20_000);
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  let seen = "";
+  const read = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    let text = "";
+    for await (const chunk of stream) {
+      const part = decoder.decode(chunk, { stream: true });
+      text += part;
+      seen += part;
+      if (until?.(seen)) child.kill();
+    }
+    return text;
+  };
+  const [code, stdout, stderr] = await Promise.all([child.exited, read(child.stdout), read(child.stderr)]);
   clearTimeout(killer);
   return { code, stdout, stderr, output: `${stdout}\n${stderr}`, ms: performance.now() - started };
 }
@@ -77,11 +93,10 @@ test.each([
 }, 30_000);
 
 test("a refused key in a terminal: the Inspector starts this server's OAuth flow (registration, then the authorization URL for the owner's consent)", async () => {
-  const result = await inspector(UNKNOWN_KEY, [], true);
+  const expected = [`${server.baseUrl}/authorize?response_type=code&client_id=mcp_client_`, "code_challenge_method=S256", `resource=${encodeURIComponent(`${server.baseUrl}/mcp`)}`];
+  const result = await inspector(UNKNOWN_KEY, [], true, (output) => expected.every((part) => output.includes(part)));
   // `script` joins the child's stdout and stderr on the terminal it gives it.
-  expect(result.output).toContain(`${server.baseUrl}/authorize?response_type=code&client_id=mcp_client_`);
-  expect(result.output).toContain("code_challenge_method=S256");
-  expect(result.output).toContain(`resource=${encodeURIComponent(`${server.baseUrl}/mcp`)}`);
+  for (const part of expected) expect(result.output).toContain(part);
 }, 30_000);
 
 test("a bad key without a terminal or flag: the Inspector stops at once with auth_required, never a hang", async () => {
