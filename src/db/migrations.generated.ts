@@ -32,6 +32,7 @@ import m29 from "../../drizzle/0029_install_admins.sql" with { type: "text" };
 import m30 from "../../drizzle/0030_oauth_refresh_successor_consent_decisions.sql" with { type: "text" };
 import m31 from "../../drizzle/0031_calendar.sql" with { type: "text" };
 import m32 from "../../drizzle/0032_calendar_delta_sync_indexes.sql" with { type: "text" };
+import m33 from "../../drizzle/0033_single_cancellation_window.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -67,4 +68,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0030_oauth_refresh_successor_consent_decisions", when: 1795839704377, breakpoints: true, sql: m30 },
   { tag: "0031_calendar", when: 1795839743471, breakpoints: true, sql: m31 },
   { tag: "0032_calendar_delta_sync_indexes", when: 1795840412035, breakpoints: true, sql: m32 },
+  { tag: "0033_single_cancellation_window", when: 1795848123464, breakpoints: true, sql: m33 },
 ];
