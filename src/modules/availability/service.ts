@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lt, ne, notInArray, or, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../db/client";
 import { clinicClosures, clinics, RELEASED_VISIT_STATUSES, rooms, timeOff, users, visits, workingHours, type WeeklyInterval } from "../../db/schema";
 import { AppError } from "../../lib/errors";
@@ -60,6 +60,13 @@ export async function findSlots(ctx: ServiceContext, clinicId: string, rules: Sl
   const reachStart = new Date(rangeStart.getTime() - 2 * DAY);
   const reachEnd = new Date(rangeEnd.getTime() + 2 * DAY);
 
+  // The span any slot's held time can cover: from the first possible start (the range's, or
+  // the minimum notice's) less the type's buffer before, to the range's end plus its buffer after.
+  const earliest = ctx.clock.now().getTime() + rules.min_notice_minutes * MINUTE;
+  const holdWindow = {
+    start: new Date(Math.max(rangeStart.getTime(), earliest) - rules.buffer_before_minutes * MINUTE),
+    end: new Date(rangeEnd.getTime() + rules.buffer_after_minutes * MINUTE),
+  };
   const vetIds = vetRows.map((v) => v.id);
   if (!vetIds.length) return { slots: [], timezone: timeZone };
 
@@ -73,8 +80,16 @@ export async function findSlots(ctx: ServiceContext, clinicId: string, rules: Sl
       .select({ user_id: timeOff.user_id, starts_at: timeOff.starts_at, ends_at: timeOff.ends_at })
       .from(timeOff)
       .where(and(eq(timeOff.clinic_id, clinicId), isNull(timeOff.deleted_at), inArray(timeOff.user_id, vetIds), lt(timeOff.starts_at, rangeEnd), gt(timeOff.ends_at, rangeStart))),
+    // The live visits whose held time (buffers included) can meet a slot of this question, one
+    // row per vet and room: their held spans as "start,end,start,end…" in epoch milliseconds,
+    // in order of start. Reading thousands of visits as a few strings, not as rows of
+    // timestamps, is most of what keeps this answer fast.
     ctx.db
-      .select({ id: visits.id, vet_id: visits.vet_id, room_id: visits.room_id, scheduled_at: visits.scheduled_at, ends_at: visits.ends_at, before: visits.buffer_before_minutes, after: visits.buffer_after_minutes })
+      .select({
+        vet_id: visits.vet_id,
+        room_id: visits.room_id,
+        holds: sql<string>`string_agg(((extract(epoch from ${visits.scheduled_at}) * 1000)::bigint - ${visits.buffer_before_minutes}::bigint * 60000)::text || ',' || ((extract(epoch from ${visits.ends_at}) * 1000)::bigint + ${visits.buffer_after_minutes}::bigint * 60000)::text, ',' order by ${visits.scheduled_at})`,
+      })
       .from(visits)
       .where(
         and(
@@ -83,9 +98,13 @@ export async function findSlots(ctx: ServiceContext, clinicId: string, rules: Sl
           notInArray(visits.status, [...RELEASED_VISIT_STATUSES]),
           lt(visits.scheduled_at, reachEnd),
           gt(visits.scheduled_at, reachStart),
+          sql`${visits.scheduled_at} - ${visits.buffer_before_minutes} * interval '1 minute' < ${holdWindow.end.toISOString()}::timestamptz`,
+          sql`${visits.ends_at} + ${visits.buffer_after_minutes} * interval '1 minute' > ${holdWindow.start.toISOString()}::timestamptz`,
+          request.ignoreVisitId ? ne(visits.id, request.ignoreVisitId) : undefined,
           rules.room_required ? or(inArray(visits.vet_id, vetIds), sql`${visits.room_id} is not null`) : inArray(visits.vet_id, vetIds),
         ),
-      ),
+      )
+      .groupBy(visits.vet_id, visits.room_id),
     rules.room_required
       ? ctx.db.select({ id: rooms.id }).from(rooms).where(and(eq(rooms.clinic_id, clinicId), isNull(rooms.deleted_at))).orderBy(rooms.created_at, rooms.id)
       : Promise.resolve([]),
@@ -95,11 +114,15 @@ export async function findSlots(ctx: ServiceContext, clinicId: string, rules: Sl
   const busyOf = new Map<string, InstantRange[]>();
   const busy = (key: string) => busyOf.get(key) ?? (busyOf.set(key, []), busyOf.get(key)!);
   for (const absence of absences) busy(absence.user_id).push({ start: absence.starts_at.getTime(), end: absence.ends_at.getTime() });
-  for (const visit of held) {
-    if (visit.id === request.ignoreVisitId) continue;
-    const hold = { start: visit.scheduled_at.getTime() - visit.before * MINUTE, end: visit.ends_at.getTime() + visit.after * MINUTE };
-    if (visit.vet_id) busy(visit.vet_id).push(hold);
-    if (visit.room_id) busy(`room:${visit.room_id}`).push(hold);
+  for (const group of held) {
+    const bounds = group.holds.split(",");
+    const vetBusy = group.vet_id ? busy(group.vet_id) : null;
+    const roomBusy = group.room_id ? busy(`room:${group.room_id}`) : null;
+    for (let i = 0; i + 1 < bounds.length; i += 2) {
+      const hold = { start: Number(bounds[i]), end: Number(bounds[i + 1]) };
+      vetBusy?.push(hold);
+      roomBusy?.push(hold);
+    }
   }
   const slots = freeSlots({
     timeZone,
