@@ -13,6 +13,8 @@ export interface Clinic {
   sii_resolution_date: string | null;
   timezone: string;
   currency: string;
+  /** The language of messages to tutors. */
+  language: "es" | "en";
   tax_rate_bps: number;
   plan: string;
 }

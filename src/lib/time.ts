@@ -87,7 +87,29 @@ export function addDays(date: string, days: number): string {
  * more than using it, so code that reads many offsets of one zone takes one reader.
  */
 export function offsetReader(timeZone: string): (instant: number) => number {
-  const format = new Intl.DateTimeFormat("en-US", {
+  const format = offsetFormat(timeZone);
+  return (instant) => {
+    const parts = format.formatToParts(instant);
+    let year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+    for (const part of parts) {
+      if (part.type === "year") year = Number(part.value);
+      else if (part.type === "month") month = Number(part.value);
+      else if (part.type === "day") day = Number(part.value);
+      else if (part.type === "hour") hour = Number(part.value);
+      else if (part.type === "minute") minute = Number(part.value);
+      else if (part.type === "second") second = Number(part.value);
+    }
+    const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
+    return asUtc - Math.floor(instant / 1000) * 1000;
+  };
+}
+
+/** One formatter per zone for the process: building one costs far more than using it, and it holds no state. */
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+function offsetFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = offsetFormats.get(timeZone);
+  if (format) return format;
+  format = new Intl.DateTimeFormat("en-US", {
     timeZone,
     hourCycle: "h23",
     year: "numeric",
@@ -97,12 +119,8 @@ export function offsetReader(timeZone: string): (instant: number) => number {
     minute: "2-digit",
     second: "2-digit",
   });
-  return (instant) => {
-    const parts = format.formatToParts(instant);
-    const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-    const asUtc = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
-    return asUtc - Math.floor(instant / 1000) * 1000;
-  };
+  offsetFormats.set(timeZone, format);
+  return format;
 }
 
 /** Dates and timestamps outside these years are refused: PostgreSQL and `Intl` handle them all. */

@@ -76,6 +76,31 @@ describe("GET and PATCH /clinic", () => {
   });
 });
 
+describe("the clinic's language", () => {
+  test("the owner sets it (es or en), audited with its before and after; other roles and other values change nothing", async () => {
+    const clinic = await registerClinic(t);
+    expect((await clinic.as<ClinicView>("GET", "/api/v1/clinic")).body.language).toBe("es");
+    const vet = await addMember(t, clinic, "vet");
+    expect((await vet.as("PATCH", "/api/v1/clinic", { json: { language: "en" } })).status).toBe(403);
+    for (const language of ["fr", "EN", "", null]) {
+      const refused = await clinic.as<Refusal<ValidationDetails>>("PATCH", "/api/v1/clinic", { json: { language } });
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.body.details.fields.map((f) => f.path)).toContain("body.language");
+    }
+    expect((await vet.as<ClinicView>("GET", "/api/v1/clinic")).body.language).toBe("es");
+    const changed = await clinic.as<ClinicView>("PATCH", "/api/v1/clinic", { json: { language: "en" } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.language).toBe("en");
+    expect((await vet.as<ClinicView>("GET", "/api/v1/clinic")).body.language).toBe("en");
+    const events = await t.database.query<{ action: string; actor_id: string; fields_before: Record<string, unknown>; fields_after: Record<string, unknown> }>(
+      "select action, actor_id, fields_before, fields_after from events where entity_type = 'clinic' and entity_id = $1 and action = 'clinic.updated' order by seq",
+      [clinic.clinic.id],
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ action: "clinic.updated", actor_id: clinic.user.id, fields_before: { language: "es" }, fields_after: { language: "en" } });
+  });
+});
+
 describe("accounts", () => {
   test("POST /auth/password: the current password must match; other sessions end, this one stays, old refresh tokens die", async () => {
     const vet = await addMember(t, owner, "vet");

@@ -380,16 +380,22 @@ describe("appointment links", () => {
     expect((await owner.as<{ status: string; revision: number }>("GET", `/api/v1/visits/${second.body.id}`)).body).toMatchObject({ status: "cancelled", revision: second.body.revision + 1 });
     const actors = await t.database.query<{ actor_name: string; action: string }>("select actor_name, action from events where entity_type = 'visit' and entity_id in ($1, $2) and actor_name like 'tutor%'", [first.body.id, second.body.id]);
     expect(actors.map((a) => a.action).sort()).toEqual(["visit.status_changed", "visit.updated"]);
-    // Past the cancellation window (24 h before), the link says to call the clinic.
+    // The window is the calendar setting (the one online bookings obey): 13 hours here.
+    expect((await owner.as("PATCH", "/api/v1/clinic/calendar-settings", { json: { cancellation_window_minutes: 13 * 60 } })).status).toBe(200);
     const third = await owner.as<{ id: string }>("POST", "/api/v1/visits", { json: { patient_id: patientId, scheduled_at: "2026-08-03T12:50:00Z" } });
     await at("2026-08-01T12:55:00Z");
     await run();
     const fresh = sink.messages().filter((m) => m.to === "links@example.test").flatMap((m) => linksIn(m.raw));
     all.push(...fresh);
+    // 12 h 50 min before the visit: past a 13-hour window, the link says to call the clinic.
     await at("2026-08-03T00:00:00Z");
     const tooLate = await t.app.handle(new Request(await byVisit("cancel", third.body.id), { method: "POST" }));
     expect(tooLate.status).toBe(409);
     expect((await owner.as<{ status: string }>("GET", `/api/v1/visits/${third.body.id}`)).body.status).toBe("scheduled");
+    // Within a 12-hour window the same link cancels.
+    expect((await owner.as("PATCH", "/api/v1/clinic/calendar-settings", { json: { cancellation_window_minutes: 12 * 60 } })).status).toBe(200);
+    expect((await t.app.handle(new Request(await byVisit("cancel", third.body.id), { method: "POST" }))).status).toBe(200);
+    expect((await owner.as<{ status: string }>("GET", `/api/v1/visits/${third.body.id}`)).body.status).toBe("cancelled");
   });
 });
 

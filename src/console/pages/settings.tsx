@@ -17,7 +17,7 @@ const CLINIC_FIELDS = [
   ["currency", "settings.currency"],
 ] as const;
 
-/** The owner's settings: the clinic (issuer data, time zone, currency, tax) and its staff. */
+/** The owner's settings: the clinic (issuer data, time zone, currency, tax, the language of messages to tutors) and its staff. */
 export function SettingsPage() {
   const { i18n } = useConsole();
   return (
@@ -35,10 +35,12 @@ function ClinicForm() {
   const clinic = useClinic();
   const [form, setForm] = useState<Record<string, string>>(() => Object.fromEntries(CLINIC_FIELDS.map(([field]) => [field, clinic[field] == null ? "" : String(clinic[field])])));
   const [taxRate, setTaxRate] = useState(clinic.tax_rate_bps);
+  const [language, setLanguage] = useState<Clinic["language"]>(clinic.language ?? "es");
   const { busy, run } = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
     const body: Record<string, unknown> = { tax_rate_bps: taxRate };
+    if (language !== clinic.language) body.language = language;
     for (const [field] of CLINIC_FIELDS) {
       const value = form[field]!.trim();
       if (value !== (clinic[field] == null ? "" : String(clinic[field]))) body[field] = value === "" ? null : field === "sii_resolution_number" ? Number(value) : value;
@@ -56,6 +58,13 @@ function ClinicForm() {
         ))}
         <Field label={i18n.t("settings.taxRate")}>
           <input name="tax_rate_bps" type="number" min={0} max={10000} step={1} value={taxRate} onInput={(e) => setTaxRate(Math.trunc(Number(e.currentTarget.value)))} />
+        </Field>
+        <Field label={i18n.t("settings.language")}>
+          <select name="language" value={language} onChange={(e) => setLanguage(e.currentTarget.value as Clinic["language"])}>
+            {(["es", "en"] as const).map((value) => (
+              <option value={value}>{i18n.label("clinicLanguage", value)}</option>
+            ))}
+          </select>
         </Field>
       </div>
       <button type="submit" disabled={busy}>

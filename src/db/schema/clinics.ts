@@ -2,6 +2,10 @@ import { sql } from "drizzle-orm";
 import { boolean, check, integer, pgTable, text, uniqueIndex, uuid, index } from "drizzle-orm/pg-core";
 import { timestampColumn, softDeleteColumn } from "./columns";
 
+/** The languages the clinic's messages to tutors and its console are written in. */
+export const CLINIC_LANGUAGES = ["es", "en"] as const;
+export type ClinicLanguage = (typeof CLINIC_LANGUAGES)[number];
+
 export const PLANS = ["standard", "pro", "enterprise"] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -26,14 +30,15 @@ export const clinics = pgTable(
     plan: text("plan").$type<Plan>().notNull().default("standard"),
     /** Only for the enterprise plan; the other plans take their burst cap from the plan. */
     burst_per_minute: integer("burst_per_minute"),
-    /** The language of messages to tutors (es or en). */
-    language: text("language").notNull().default("es"),
-    /** Until how many hours before a visit the tutor may cancel it through a reminder's link. */
-    cancellation_window_hours: integer("cancellation_window_hours").notNull().default(24),
+    /** The language of messages to tutors and of the console (one of CLINIC_LANGUAGES). */
+    language: text("language").$type<ClinicLanguage>().notNull().default("es"),
     created_at: timestampColumn("created_at").notNull(),
     updated_at: timestampColumn("updated_at").notNull(),
   },
-  (t) => [check("clinics_plan_check", sql`${t.plan} in ('standard', 'pro', 'enterprise')`)],
+  (t) => [
+    check("clinics_plan_check", sql`${t.plan} in ('standard', 'pro', 'enterprise')`),
+    check("clinics_language_check", sql`${t.language} in ('es', 'en')`),
+  ],
 );
 
 export const ROLES = ["owner", "vet", "staff"] as const;

@@ -49,7 +49,32 @@ export interface Slot {
   room_id: string | null;
 }
 
-const overlaps = (busy: InstantRange[], start: number, end: number) => busy.some((b) => b.start < end && start < b.end);
+/**
+ * Busy time as disjoint spans in order (overlapping or touching spans joined: the same instants),
+ * so that whether [start, end) meets any of it is one binary search instead of a scan.
+ */
+export function busyIndex(busy: readonly InstantRange[]): InstantRange[] {
+  const sorted = busy.filter((b) => b.end > b.start).sort((a, b) => a.start - b.start);
+  const merged: InstantRange[] = [];
+  for (const span of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && span.start <= last.end) last.end = Math.max(last.end, span.end);
+    else merged.push({ start: span.start, end: span.end });
+  }
+  return merged;
+}
+
+/** Whether [start, end) meets a span of a busyIndex: the first span ending after start decides. */
+function overlaps(index: readonly InstantRange[], start: number, end: number): boolean {
+  let low = 0;
+  let high = index.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (index[middle]!.end <= start) low = middle + 1;
+    else high = middle;
+  }
+  return low < index.length && index[low]!.start < end;
+}
 
 /**
  * The free slots: inside a vet's working hours (in the clinic's time zone, exact across offset
@@ -67,15 +92,17 @@ export function freeSlots(query: SlotQuery): Slot[] {
   const earliest = query.now + rules.min_notice_minutes * MINUTE;
   const latest = query.now + rules.max_advance_days * DAY;
   const offsetAt = offsetReader(query.timeZone);
+  const vets = query.vets.map((vet) => ({ id: vet.id, busy: busyIndex(vet.busy), intervals: vet.intervals.map((i) => ({ weekday: i.weekday, start: minutesOfDay(i.start) ?? 0, end: minutesOfDay(i.end) ?? 0 })) }));
+  const rooms = query.rooms.map((room) => ({ id: room.id, busy: busyIndex(room.busy) }));
   const slots: Slot[] = [];
   for (let date = query.from; date <= query.to; date = addDays(date, 1)) {
     if (query.closedDays.has(date)) continue;
     const day = zoneDay(date, query.timeZone, offsetAt);
     const weekday = isoWeekday(date);
-    for (const vet of query.vets) {
+    for (const vet of vets) {
       for (const interval of vet.intervals) {
         if (interval.weekday !== weekday) continue;
-        for (const range of localTimeRanges(day, minutesOfDay(interval.start) ?? 0, minutesOfDay(interval.end) ?? 0)) {
+        for (const range of localTimeRanges(day, interval.start, interval.end)) {
           for (let start = range.start; start + length <= range.end; start += step) {
             if (start < earliest || start > latest) continue;
             const holdStart = start - before;
@@ -83,7 +110,7 @@ export function freeSlots(query: SlotQuery): Slot[] {
             if (overlaps(vet.busy, holdStart, holdEnd)) continue;
             let roomId: string | null = null;
             if (rules.room_required) {
-              const room = query.rooms.find((r) => !overlaps(r.busy, holdStart, holdEnd));
+              const room = rooms.find((r) => !overlaps(r.busy, holdStart, holdEnd));
               if (!room) continue;
               roomId = room.id;
             }

@@ -1,6 +1,9 @@
 import { t } from "elysia";
 import { Currency, Nullable, NullableString, OptionalNullable, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
 
+/** The languages of the clinic's messages to tutors (reminders, the tutor's pages) and of its console. */
+export const ClinicLanguage = t.Union([t.Literal("es"), t.Literal("en")], { description: "es (Spanish) or en (English): the language of reminders and pages sent to tutors" });
+
 export const ClinicModel = t.Object({
   id: Uuid,
   name: t.String(),
@@ -14,6 +17,7 @@ export const ClinicModel = t.Object({
   sii_resolution_date: Nullable(t.String({ format: "date" }), { description: "Fecha de resolución (YYYY-MM-DD)" }),
   timezone: t.String(),
   currency: t.String(),
+  language: ClinicLanguage,
   tax_rate_bps: t.Integer(),
   plan: t.String(),
   burst_per_minute: Nullable(t.Integer()),
@@ -38,6 +42,7 @@ export const UpdateClinicBody = t.Object(
     timezone: t.Optional(t.String({ minLength: 1, maxLength: 64, examples: ["America/Santiago"], description: "An IANA time zone" })),
     tax_rate_bps: t.Optional(StrictInteger({ minimum: 0, maximum: 10_000, description: "Tax in basis points (1900 = 19 %)" })),
     currency: t.Optional(Currency),
+    language: t.Optional(ClinicLanguage),
   },
   { minProperties: 1 },
 );

@@ -7,6 +7,7 @@ import { CursorPage, withDeletedAt } from "../../http/pagination";
 import { safeEqual } from "../../lib/crypto";
 import { AppError } from "../../lib/errors";
 import { eq } from "drizzle-orm";
+import { getCalendarSettings } from "../clinic/calendar-settings";
 import { cancelByTutor, confirmByTutor } from "../visits/service";
 import type { MessageLanguage } from "./compose";
 import type { LinkAction } from "./links";
@@ -54,8 +55,9 @@ export const remindersModule = (context: AppContext, runtime: ReminderRuntime) =
           if (action === "unsubscribe") await reminders.unsubscribe(services, message.id);
           else if (action === "confirm") await confirmByTutor(services, message.clinic_id, message.subject_id, message.due_at);
           else {
-            const [clinic] = await services.db.select({ hours: clinics.cancellation_window_hours }).from(clinics).where(eq(clinics.id, message.clinic_id));
-            await cancelByTutor(services, message.clinic_id, message.subject_id, message.due_at, clinic?.hours ?? 24);
+            // The clinic's one cancellation window, the calendar setting online bookings also obey.
+            const { cancellation_window_minutes: windowMinutes } = await getCalendarSettings(services, message.clinic_id);
+            await cancelByTutor(services, message.clinic_id, message.subject_id, message.due_at, windowMinutes);
           }
         } catch (error) {
           if (error instanceof AppError) return tutorPage(language, text[action].title, error.status === 404 ? text.invalid : error.message, undefined, error.status);

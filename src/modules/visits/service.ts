@@ -248,15 +248,16 @@ export async function confirmByTutor(ctx: ServiceContext, clinicId: string, id: 
   return visitRecords.update(ctx, clinicId, id, { confirmed_at: ctx.clock.now(), revision: current.revision + 1 });
 }
 
-/** The tutor cancels (a reminder's signed link), no later than `windowHours` before the visit. */
-export async function cancelByTutor(ctx: ServiceContext, clinicId: string, id: string, remindedAt: Date, windowHours: number) {
+/** The tutor cancels (a reminder's signed link), no later than `windowMinutes` before the visit. */
+export async function cancelByTutor(ctx: ServiceContext, clinicId: string, id: string, remindedAt: Date, windowMinutes: number) {
   const current = await visitRecords.find(ctx, clinicId, id);
   if (current.status === "cancelled") return current;
   if (current.status !== "scheduled" || current.scheduled_at.getTime() !== remindedAt.getTime()) {
     throw new AppError("INVALID_STATE_TRANSITION", "This visit was moved or is no longer scheduled: the reminder's link no longer applies");
   }
-  if (ctx.clock.now().getTime() > current.scheduled_at.getTime() - windowHours * 3_600_000) {
-    throw new AppError("INVALID_STATE_TRANSITION", `Visits can be cancelled online until ${windowHours} hours before; please call the clinic`);
+  if (ctx.clock.now().getTime() > current.scheduled_at.getTime() - windowMinutes * 60_000) {
+    const window = windowMinutes % 60 === 0 ? `${windowMinutes / 60} hours` : `${windowMinutes} minutes`;
+    throw new AppError("INVALID_STATE_TRANSITION", `Visits can be cancelled online until ${window} before; please call the clinic`);
   }
   return visitRecords.update(ctx, clinicId, id, { status: "cancelled", revision: current.revision + 1 });
 }
