@@ -6,6 +6,7 @@ export interface Clinic {
   legal_name: string | null;
   rut: string | null;
   address: string | null;
+  phone: string | null;
   giro: string | null;
   economic_activity_code: string | null;
   commune: string | null;

@@ -35,6 +35,7 @@ import m32 from "../../drizzle/0032_calendar_delta_sync_indexes.sql" with { type
 import m33 from "../../drizzle/0033_reminders_timeline_blocked_receivers_delta_sync.sql" with { type: "text" };
 import m34 from "../../drizzle/0034_mcp_reader_appointments.sql" with { type: "text" };
 import m35 from "../../drizzle/0035_single_cancellation_window.sql" with { type: "text" };
+import m36 from "../../drizzle/0036_clinic_phone.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -73,4 +74,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0033_reminders_timeline_blocked_receivers_delta_sync", when: 1795847066381, breakpoints: true, sql: m33 },
   { tag: "0034_mcp_reader_appointments", when: 1795847067381, breakpoints: true, sql: m34 },
   { tag: "0035_single_cancellation_window", when: 1795849789517, breakpoints: true, sql: m35 },
+  { tag: "0036_clinic_phone", when: 1795849876619, breakpoints: true, sql: m36 },
 ];

@@ -25,6 +25,8 @@ export const Timestamp = t.String({ format: "date-time", examples: ["2026-01-15T
 /** YYYY-MM-DD, a real calendar day, years 1900–2999 (see `dateProblem`). */
 export const DateOnly = t.String({ format: "date", examples: ["2026-01-15"] });
 export const Currency = t.String({ pattern: "^[A-Z]{3}$", examples: ["CLP"] });
+/** A phone number as people write it: digits, spaces, parentheses and hyphens, an optional leading +. */
+export const PhoneNumber = t.String({ pattern: "^\\+?[0-9 ()-]{6,20}$", examples: ["+56912345678"] });
 
 export const ErrorEnvelope = t.Object(
   {

@@ -48,12 +48,17 @@ test("a clinic without a slug is not found; with one, its page lists only the ty
   expect((await settings({ slug: SLUG })).status).toBe(200);
   consulta = await created("appointment-types", { name: "Consulta", duration_minutes: 30, vet_ids: [vet.user.id], species: ["dog", "cat"], bookable_online: true, min_notice_minutes: 120, max_advance_days: 30 });
   surgery = await created("appointment-types", { name: "Cirugía", duration_minutes: 60, vet_ids: [vet.user.id] });
-  const page = await t.request<{ name: string; appointment_types: { id: string }[]; vets: unknown; consents: { channel: string; text: string }[]; cancellation_window_minutes: number }>("GET", `/api/v1/public/clinics/${SLUG.toUpperCase()}`);
+  const page = await t.request<{ name: string; phone: string | null; appointment_types: { id: string }[]; vets: unknown; consents: { channel: string; text: string }[]; cancellation_window_minutes: number }>("GET", `/api/v1/public/clinics/${SLUG.toUpperCase()}`);
   expect(page.status, page.text).toBe(200);
   expect(page.body.name).toBe("Clínica Test");
   expect(page.body.appointment_types.map((type) => type.id)).toEqual([consulta]);
   expect(page.body.vets).toBeNull();
   expect(page.body.cancellation_window_minutes).toBe(1440);
+  expect(page.body.phone).toBeNull();
+  const phoned = await owner.as("PATCH", "/api/v1/clinic", { json: { phone: "+56 2 2345 6789" } });
+  expect(phoned.status, phoned.text).toBe(200);
+  expect((await t.request<{ phone: string | null }>("GET", `/api/v1/public/clinics/${SLUG}`)).body.phone).toBe("+56 2 2345 6789");
+  expect((await owner.as("PATCH", "/api/v1/clinic", { json: { phone: "call us" } })).status).toBe(422);
   expect(page.body.consents.map((c) => c.channel)).toEqual(["email", "whatsapp"]);
   expect(page.body.consents[0]!.text).toContain("correo electrónico");
   expect(page.headers.get("x-ratelimit-limit")).toBe("10000");

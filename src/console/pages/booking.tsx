@@ -252,6 +252,7 @@ export function BookingPage({ slug }: { slug: string }) {
     <section class="card sign-in" aria-labelledby="book-title">
       <h1 id="book-title">Reservar hora en {clinic.name}</h1>
       {clinic.address && <p class="muted">{clinic.address}</p>}
+      {clinic.phone && <p class="muted"><a href={`tel:${clinic.phone.replace(/[^+0-9]/g, "")}`}>{clinic.phone}</a></p>}
       {error && (
         <p class="notice error" role="alert">
           {error}

@@ -8,6 +8,7 @@ const CLINIC_FIELDS = [
   ["legal_name", "settings.legalName"],
   ["rut", "settings.rut"],
   ["address", "settings.address"],
+  ["phone", "settings.phone"],
   ["giro", "settings.giro"],
   ["economic_activity_code", "settings.acteco"],
   ["commune", "settings.commune"],

@@ -18,6 +18,8 @@ export const clinics = pgTable(
     legal_name: text("legal_name"),
     rut: text("rut"),
     address: text("address"),
+    /** The phone tutors call (the online booking page shows it). */
+    phone: text("phone"),
     giro: text("giro"),
     /** More issuer data a DTE carries: Acteco (the SII's economic activity code), comuna, and the SII resolution authorizing the clinic to issue (number 0 while certifying). */
     economic_activity_code: text("economic_activity_code"),

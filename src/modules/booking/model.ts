@@ -26,7 +26,7 @@ export const ConsentWordingModel = t.Object({
 export const PublicClinicModel = t.Object({
   name: t.String(),
   address: NullableString(),
-  phone: NullableString({ description: "The clinic's phone, when the service knows it" }),
+  phone: NullableString({ description: "The clinic's phone, when the clinic has set it" }),
   timezone: t.String(),
   slug: t.String(),
   cancellation_window_minutes: t.Integer({ description: "A booking may be cancelled or moved online until this long before its start" }),

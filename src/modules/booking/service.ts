@@ -23,6 +23,7 @@ export interface PublicClinic {
   id: string;
   name: string;
   address: string | null;
+  phone: string | null;
   timezone: string;
   slug: string;
   settings: CalendarSettings;
@@ -44,7 +45,7 @@ export const CONSENT_WORDING = {
 /** The clinic behind a slug, when it takes bookings online (404 otherwise, the same for both). */
 export async function clinicBySlug(ctx: Pick<ServiceContext, "db">, slug: string): Promise<PublicClinic> {
   const [row] = await ctx.db
-    .select({ id: clinics.id, name: clinics.name, address: clinics.address, timezone: clinics.timezone, slug: calendarSettings.slug })
+    .select({ id: clinics.id, name: clinics.name, address: clinics.address, phone: clinics.phone, timezone: clinics.timezone, slug: calendarSettings.slug })
     .from(calendarSettings)
     .innerJoin(clinics, eq(clinics.id, calendarSettings.clinic_id))
     .where(eq(calendarSettings.slug, slug.toLowerCase()));
@@ -88,7 +89,7 @@ export async function publicClinic(ctx: ServiceContext, clinic: PublicClinic) {
   return {
     name: clinic.name,
     address: clinic.address,
-    phone: null,
+    phone: clinic.phone,
     timezone: clinic.timezone,
     slug: clinic.slug,
     cancellation_window_minutes: clinic.settings.cancellation_window_minutes,
@@ -318,7 +319,7 @@ export async function bookingOfToken(ctx: ServiceContext, links: ManageLinks, to
   const [visit] = await ctx.db.select().from(visits).where(and(eq(visits.id, visitId), isNull(visits.deleted_at)));
   if (!visit) throw new AppError("NOT_FOUND", "This booking no longer exists; please call the clinic");
   const [settings] = await ctx.db.select({ slug: calendarSettings.slug }).from(calendarSettings).where(eq(calendarSettings.clinic_id, visit.clinic_id));
-  const [clinic] = await ctx.db.select({ id: clinics.id, name: clinics.name, address: clinics.address, timezone: clinics.timezone }).from(clinics).where(eq(clinics.id, visit.clinic_id));
+  const [clinic] = await ctx.db.select({ id: clinics.id, name: clinics.name, address: clinics.address, phone: clinics.phone, timezone: clinics.timezone }).from(clinics).where(eq(clinics.id, visit.clinic_id));
   const [patient] = await ctx.db.select({ name: patients.name }).from(patients).where(eq(patients.id, visit.patient_id));
   const publicClinic: PublicClinic = { ...clinic!, slug: settings?.slug ?? "", settings: await getCalendarSettings(ctx, visit.clinic_id) };
   return { visit, clinic: publicClinic, patientName: patient?.name ?? "" };

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Currency, Nullable, NullableString, OptionalNullable, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
+import { Currency, Nullable, NullableString, OptionalNullable, PhoneNumber, StrictInteger, Timestamp, Uuid } from "../../http/common-model";
 
 /** The languages of the clinic's messages to tutors (reminders, the tutor's pages) and of its console. */
 export const ClinicLanguage = t.Union([t.Literal("es"), t.Literal("en")], { description: "es (Spanish) or en (English): the language of reminders and pages sent to tutors" });
@@ -10,6 +10,7 @@ export const ClinicModel = t.Object({
   legal_name: Nullable(t.String(), { description: "Razón social (SII issuer)" }),
   rut: Nullable(t.String(), { description: "The clinic's RUT, 12.345.678-5" }),
   address: NullableString(),
+  phone: NullableString({ description: "The phone tutors call, shown on the online booking page" }),
   giro: Nullable(t.String(), { description: "Business activity (SII issuer)" }),
   economic_activity_code: Nullable(t.String(), { description: "Acteco: the SII's economic activity code (up to 6 digits)" }),
   commune: Nullable(t.String(), { description: "Comuna of the issuer's address" }),
@@ -34,6 +35,7 @@ export const UpdateClinicBody = t.Object(
     legal_name: OptionalNullable(t.String({ minLength: 1, maxLength: 200, examples: ["Servicios Veterinarios Los Aromos SpA"] })),
     rut: OptionalNullable(t.String({ minLength: 3, maxLength: 14, examples: ["76.086.428-5"], description: "Módulo-11 verified; stored as 12.345.678-5" })),
     address: OptionalNullable(t.String({ minLength: 1, maxLength: 300, examples: ["Av. Los Aromos 1234, Ñuñoa, Santiago"] })),
+    phone: OptionalNullable(PhoneNumber),
     giro: OptionalNullable(t.String({ minLength: 1, maxLength: 200, examples: ["Servicios veterinarios"] })),
     economic_activity_code: OptionalNullable(t.String({ pattern: "^[0-9]{1,6}$", examples: ["750000"], description: "Acteco (up to 6 digits)" })),
     commune: OptionalNullable(t.String({ minLength: 1, maxLength: 20, examples: ["Ñuñoa"], description: "Comuna (the SII's schema holds 20 characters)" })),

@@ -1,8 +1,8 @@
 import { t } from "elysia";
-import { Nullable, NullableString, OptionalNullable, Timestamp, UpdateBody, Uuid } from "../../http/common-model";
+import { Nullable, NullableString, OptionalNullable, PhoneNumber, Timestamp, UpdateBody, Uuid } from "../../http/common-model";
 import { offsetQueryFields } from "../../http/pagination";
 
-const Phone = t.String({ pattern: "^\\+?[0-9 ()-]{6,20}$", examples: ["+56912345678"] });
+const Phone = PhoneNumber;
 
 export const TutorModel = t.Object({
   id: Uuid,
