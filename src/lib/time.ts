@@ -104,12 +104,8 @@ export function offsetReader(timeZone: string): (instant: number) => number {
   };
 }
 
-/** One formatter per zone for the process: building one costs far more than using it, and it holds no state. */
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 function offsetFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = offsetFormats.get(timeZone);
-  if (format) return format;
-  format = new Intl.DateTimeFormat("en-US", {
+  return new Intl.DateTimeFormat("en-US", {
     timeZone,
     hourCycle: "h23",
     year: "numeric",
@@ -119,8 +115,6 @@ function offsetFormat(timeZone: string): Intl.DateTimeFormat {
     minute: "2-digit",
     second: "2-digit",
   });
-  offsetFormats.set(timeZone, format);
-  return format;
 }
 
 /** Dates and timestamps outside these years are refused: PostgreSQL and `Intl` handle them all. */
