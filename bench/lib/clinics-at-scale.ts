@@ -172,12 +172,14 @@ export async function fillClinics(
 ): Promise<number> {
   const batchRows = options.batchRows ?? 200_000;
   // A bulk load is faster into bare tables, its indexes built once afterwards (sorted, not one
-  // row at a time): the same definitions, read from the catalogue, primary keys kept.
+  // row at a time): the same definitions, read from the catalogue, primary keys and the indexes
+  // of constraints (the calendar's exclusion constraints) kept.
   const filled = [...new Set(STATEMENTS.map((statement) => statement.table))];
   const rebuilt = options.rebuildIndexes
     ? await database.query<{ name: string; definition: string }>(
         `SELECT i.relname AS name, pg_get_indexdef(i.oid) AS definition FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-         WHERE t.relnamespace = 'public'::regnamespace AND t.relname = ANY($1::text[]) AND NOT x.indisprimary AND NOT x.indisunique`,
+         WHERE t.relnamespace = 'public'::regnamespace AND t.relname = ANY($1::text[]) AND NOT x.indisprimary AND NOT x.indisunique
+           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.oid)`,
         [filled],
       )
     : [];

@@ -36,6 +36,7 @@ import m33 from "../../drizzle/0033_reminders_timeline_blocked_receivers_delta_s
 import m34 from "../../drizzle/0034_mcp_reader_appointments.sql" with { type: "text" };
 import m35 from "../../drizzle/0035_single_cancellation_window.sql" with { type: "text" };
 import m36 from "../../drizzle/0036_clinic_phone.sql" with { type: "text" };
+import m37 from "../../drizzle/0037_invoices_open_index.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_initial_schema", when: 1795350209138, breakpoints: true, sql: m0 },
@@ -75,4 +76,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; when: number; breakpoints: bool
   { tag: "0034_mcp_reader_appointments", when: 1795847067381, breakpoints: true, sql: m34 },
   { tag: "0035_single_cancellation_window", when: 1795849789517, breakpoints: true, sql: m35 },
   { tag: "0036_clinic_phone", when: 1795849876619, breakpoints: true, sql: m36 },
+  { tag: "0037_invoices_open_index", when: 1795850779603, breakpoints: true, sql: m37 },
 ];

@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { executeGuarded, ExecutorMemory } from "../../src/modules/mcp/sql-guard/execute";
 import { guardSql } from "../../src/modules/mcp/sql-guard/guard";
 import { READER_ROLE } from "../../src/modules/mcp/sql-guard/readable-tables";
+import { reportTemplates } from "../../src/modules/mcp-reports/templates";
+import { parameterTypes } from "../../src/modules/mcp/tools/saved-report";
 import type { TestDatabase } from "../helpers/database";
 import { CLINIC_A, useTwoClinics } from "./fixtures";
 
@@ -61,6 +63,18 @@ describe("a timestamptz column compared with a date or a timestamp", () => {
 test("an outer ORDER BY … LIMIT over a view reads the clinic's index in order, without sorting the clinic's rows", async () => {
   const plan = await readerPlan("SELECT id, scheduled_at FROM visits ORDER BY scheduled_at DESC LIMIT 5");
   expect(plan, plan).toMatch(/Index (Only )?Scan Backward using visits_clinic_scheduled_idx/);
+  expect(plan, plan).not.toMatch(/Sort/);
+});
+
+test("the overdue-invoices starter report reads the clinic's open invoices only, in emission order", async () => {
+  const report = reportTemplates("America/Santiago").find((template) => template.name === "overdue_invoices")!;
+  const guarded = guardSql(report.sql, parameterTypes(report.parameters));
+  if (!guarded.ok) throw new Error(guarded.message);
+  const values = (guarded.parameters ?? []).map((name) => (name === "days" ? "30" : null));
+  const settings = { text: "SELECT set_config('app.clinic_id', $1, true), set_config('role', $2, true), set_config('enable_seqscan', 'off', true)", params: [CLINIC_A, READER_ROLE] };
+  const [, explained] = await database.readOnlyBatch([settings, { text: `EXPLAIN ${guarded.sql}`, params: guarded.bindsClinic ? [CLINIC_A, ...values] : values }]);
+  const plan = explained!.rows.map((row) => String(row[0])).join("\n");
+  expect(plan, plan).toMatch(/Index Scan using invoices_clinic_open_idx/);
   expect(plan, plan).not.toMatch(/Sort/);
 });
 

@@ -35,6 +35,9 @@ export const invoices = pgTable(
     index("invoices_clinic_tutor_idx").on(t.clinic_id, t.tutor_id, t.created_at, t.id).where(live(t)),
     // The timeline reaches a patient's invoices through its visits.
     index("invoices_clinic_visit_idx").on(t.clinic_id, t.visit_id).where(live(t)),
+    // The clinic's open invoices (emitted, a balance left) in emission order: the overdue report
+    // reads these few instead of every invoice the clinic ever emitted.
+    index("invoices_clinic_open_idx").on(t.clinic_id, t.emitted_at, t.id).where(sql`${t.status} = 'emitted' and ${t.paid_amount} < ${t.total_amount} and ${t.deleted_at} is null`),
     // Delta sync (updated_since) reads the clinic's changes in order, deleted rows included.
     index("invoices_clinic_updated_idx").on(t.clinic_id, t.updated_at, t.id),
     check("invoices_status_check", sql`${t.status} in ('draft', 'emitted', 'paid', 'void', 'credited')`),

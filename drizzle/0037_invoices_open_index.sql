@@ -1,0 +1,1 @@
+CREATE INDEX "invoices_clinic_open_idx" ON "invoices" USING btree ("clinic_id","emitted_at","id") WHERE "invoices"."status" = 'emitted' and "invoices"."paid_amount" < "invoices"."total_amount" and "invoices"."deleted_at" is null;
