@@ -34,21 +34,36 @@ describe.skipIf(!POSTGRES_URL)("two instances sharing PostgreSQL", () => {
   };
   const invoke = (server: ServerProcess, key: string) => call(server.baseUrl, "POST", "/mcp/tools/get_clinic_context/invoke", { token: key, json: {} });
 
-  test("a key revoked through one instance is refused by the other on its next call", async () => {
+  /**
+   * The first answer of `server` to `key` that is not a 200, calling again until `withinMs` after
+   * the change committed: the other instance hears of it by a notice, usually before its next
+   * call, always within the second the service promises.
+   */
+  const refusalWithin = async (server: ServerProcess, key: string, since: number, withinMs = 1_000) => {
+    for (;;) {
+      const answer = await invoke(server, key);
+      if (answer.status !== 200 || performance.now() - since > withinMs) return { answer, afterMs: performance.now() - since };
+    }
+  };
+
+  test("a key revoked through one instance is refused by the other within a second", async () => {
     const key = await newKey(1000);
     expect((await invoke(b, key.api_key)).status).toBe(200); // b now has the key cached
     const revoked = await call(a.baseUrl, "DELETE", `/api/v1/mcp/keys/${key.id}`, { token: ownerToken });
     expect(revoked.status, revoked.text).toBe(204);
-    const refused = await invoke(b, key.api_key);
+    const { answer: refused, afterMs } = await refusalWithin(b, key.api_key, performance.now());
     expect(refused.status, refused.text).toBe(401);
     expect(refused.body.code).toBe("API_KEY_REVOKED");
+    expect(afterMs).toBeLessThanOrEqual(1_000);
   });
 
-  test("a key rotated through one instance stops working on the other at once", async () => {
+  test("a key rotated through one instance stops working on the other within a second", async () => {
     const key = await newKey(1000);
     expect((await invoke(b, key.api_key)).status).toBe(200);
     const rotated = await call(a.baseUrl, "POST", `/api/v1/mcp/keys/${key.id}/rotate`, { token: ownerToken });
-    expect((await invoke(b, key.api_key)).status).toBe(401);
+    const { answer: refused, afterMs } = await refusalWithin(b, key.api_key, performance.now());
+    expect(refused.status, refused.text).toBe(401);
+    expect(afterMs).toBeLessThanOrEqual(1_000);
     expect((await invoke(b, rotated.body.api_key)).status).toBe(200);
   });
 
