@@ -1,7 +1,7 @@
 /**
  * A tutor books online in a real browser (`bun run test:browser`), on a phone-sized page against a
  * spawned server on the embedded database: the clinic's page at /book/{slug}, a type, a day, a
- * slot, the form with the consent boxes, booked; then the manage link cancels it.
+ * slot, the form with the consent boxes, booked; then the manage link moves it and cancels it.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -84,6 +84,24 @@ try {
     const tutors = await api("GET", "/api/v1/tutors");
     const consents = await api("GET", `/api/v1/tutors/${tutors.data[0].id}/consents`);
     assert(consents.history.length === 1 && consents.history[0].source === "booking" && consents.history[0].channel === "email", JSON.stringify(consents.history));
+  });
+
+  await run.check("the manage link moves the booking to another offered time, and keeps the new link", async () => {
+    await page.goto(`${base}${manageUrl}`);
+    await page.getByTestId("booking-summary").waitFor();
+    await page.getByTestId("move-start").click();
+    await page.getByTestId("move-slot").first().waitFor();
+    problems.push(...(await accessibilityProblems(page, "move view")));
+    const offered = (await page.getByTestId("move-slot").first().textContent())!.trim();
+    assert(offered === "09:00", `the first other time that day is 09:00 (got ${offered})`);
+    await page.getByTestId("move-slot").first().click();
+    await page.getByTestId("booking-when").filter({ hasText: "09:00" }).waitFor();
+    const moved = new URL(page.url());
+    assert(`${moved.pathname}${moved.hash}` !== manageUrl, "the page holds the new link the move answered");
+    manageUrl = `${moved.pathname}${moved.hash}`;
+    const visits = await api("GET", `/api/v1/visits?status=requested`);
+    const local = (iso: string) => new Intl.DateTimeFormat("en-GB", { timeZone: "America/Santiago", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(iso));
+    assert(visits.data.length === 1 && local(visits.data[0].scheduled_at) === "09:00", `the visit moved to 09:00 in Santiago: ${JSON.stringify(visits.data)}`);
   });
 
   await run.check("the manage link shows the booking and cancels it; the slot is free again", async () => {

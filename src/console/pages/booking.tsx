@@ -151,10 +151,10 @@ function Booked({ answer }: { answer: BookingAnswer }) {
       <h1 id="booked-title">¡Reserva recibida!</h1>
       <Summary booking={answer.booking} />
       <p>
-        Guarda este enlace: con él puedes ver o cancelar tu reserva hasta {answer.booking.changeable_until ? dateTimeIn(answer.booking.changeable_until, answer.booking.clinic.timezone) : "antes de la hora"}.
+        Guarda este enlace: con él puedes ver, cambiar o cancelar tu reserva hasta {answer.booking.changeable_until ? dateTimeIn(answer.booking.changeable_until, answer.booking.clinic.timezone) : "antes de la hora"}.
       </p>
       <a class="button" href={path} data-testid="manage-link">
-        Ver o cancelar mi reserva
+        Ver, cambiar o cancelar mi reserva
       </a>
     </section>
   );
@@ -347,9 +347,74 @@ export function BookingPage({ slug }: { slug: string }) {
   );
 }
 
-/** The manage link's page: the booking, and a button to cancel it while the clinic's window allows. */
+/** Another offered time for the same type: the tutor picks a day and a time, the booking moves there. */
+function MoveBooking({ booking, token, onMoved }: { booking: Booking; token: string; onMoved: (answer: BookingAnswer) => void }) {
+  const zone = booking.clinic.timezone;
+  const [day, setDay] = useState(() => new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date(booking.start)));
+  const [slots, setSlots] = useState<Slot[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setSlots(null);
+    let current = true;
+    send<{ data: Slot[] }>("GET", `/clinics/${encodeURIComponent(booking.clinic.slug)}/availability?appointment_type_id=${booking.appointment_type.id}&from=${day}&to=${day}`)
+      .then((found) => current && setSlots(found.data.filter((slot) => slot.start !== booking.start)))
+      .catch((e) => current && (setSlots([]), setError(explain(e))));
+    return () => {
+      current = false;
+    };
+  }, [day]);
+  const move = async (slot: Slot) => {
+    setBusy(true);
+    setError(null);
+    try {
+      onMoved(await send<BookingAnswer>("POST", "/bookings/manage", { headers: { "x-booking-token": token }, json: { action: "move", start: slot.start, ...(slot.vet_id ? { vet_id: slot.vet_id } : {}) } }));
+    } catch (e) {
+      setError(explain(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <fieldset data-testid="move">
+      <legend>Elige la nueva hora</legend>
+      {error && (
+        <p class="notice error" role="alert">
+          {error}
+        </p>
+      )}
+      <label class="field">
+        <span>Día</span>
+        <input type="date" value={day} min={todayIn(zone)} onChange={(e) => e.currentTarget.value && setDay(e.currentTarget.value)} data-testid="move-day" />
+      </label>
+      {slots === null ? (
+        <p aria-busy="true">Buscando horas…</p>
+      ) : !slots.length ? (
+        <p>No quedan horas este día. Prueba con otro.</p>
+      ) : (
+        <div class="inline" role="group" aria-label="Horas disponibles">
+          {slots.map((slot) => (
+            <button type="button" class="secondary" disabled={busy} onClick={() => move(slot)} data-testid="move-slot">
+              {timeIn(slot.start, zone)}
+            </button>
+          ))}
+        </div>
+      )}
+    </fieldset>
+  );
+}
+
+/** The manage link's page: the booking, and buttons to move or cancel it while the clinic's window allows. */
 export function ManageBookingPage() {
-  const token = location.hash.replace(/^#/, "");
+  const [token, setToken] = useState(() => location.hash.replace(/^#/, ""));
+  const [moving, setMoving] = useState(false);
+  // A move answers a new link (the old one expires with the old time): the page keeps the new one.
+  const moved = (next: BookingAnswer) => {
+    setAnswer(next);
+    setMoving(false);
+    setToken(next.manage_token);
+    history.replaceState(null, "", `${location.pathname}#${next.manage_token}`);
+  };
   const [answer, setAnswer] = useState<BookingAnswer | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -398,13 +463,25 @@ export function ManageBookingPage() {
                   No, mantenerla
                 </button>
               </div>
+            ) : moving ? (
+              <>
+                <MoveBooking booking={answer.booking} token={token} onMoved={moved} />
+                <button type="button" class="secondary" onClick={() => setMoving(false)}>
+                  Mantener la hora actual
+                </button>
+              </>
             ) : (
-              <button type="button" class="danger" onClick={() => setAsking(true)} data-testid="cancel">
-                Cancelar la reserva
-              </button>
+              <div class="actions">
+                <button type="button" class="secondary" onClick={() => setMoving(true)} data-testid="move-start">
+                  Cambiar la hora
+                </button>
+                <button type="button" class="danger" onClick={() => setAsking(true)} data-testid="cancel">
+                  Cancelar la reserva
+                </button>
+              </div>
             )
           ) : (
-            <p>Ya no se puede cancelar en línea. Si necesitas cambiarla, llama a la clínica.</p>
+            <p>Ya no se puede cambiar ni cancelar en línea. Si lo necesitas, llama a la clínica.</p>
           )}
           <p>
             <a href={`/book/${answer.booking.clinic.slug}`}>Reservar otra hora</a>
