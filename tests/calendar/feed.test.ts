@@ -139,6 +139,15 @@ test("a new address replaces the old one at once, turning it off answers 404, an
   expect(logs).toContain("/api/v1/calendar/{token}.ics");
   expect(logs).not.toContain(token);
   expect(logs).not.toContain(sha256Hex(token));
+  // Making, replacing and turning off a feed are in the audit trail, by who did it, without the digest.
+  const events = await t.database.query<{ action: string; actor_id: string | null; text: string }>("select action, actor_id, e::text as text from events e where entity_type = 'calendar_feed' order by seq");
+  expect(events.map((e) => e.action)).toContain("calendar_feed.created");
+  expect(events.map((e) => e.action)).toContain("calendar_feed.deleted");
+  expect(events.some((e) => e.actor_id === owner.user.id)).toBe(true);
+  for (const event of events) {
+    expect(event.text).not.toContain(token);
+    expect(event.text).not.toContain(sha256Hex(token));
+  }
 });
 
 test("a person who leaves the clinic has no feed", async () => {
