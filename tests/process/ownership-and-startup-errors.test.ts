@@ -165,7 +165,8 @@ describe.skipIf(!POSTGRES_URL)("retries after a crash are never blocked", () => 
     const locked = holder.begin(async (tx) => {
       await tx`select id from invoices where id = ${invoice.body.id} for update`;
       const inFlight = api("POST", "/billing/payments", token, { invoice_id: invoice.body.id, amount: 1190, method: "card" }, { "idempotency-key": key }).catch(() => undefined);
-      for (let i = 0; i < 200; i++) {
+      // Until the payment waits on the lock (seconds on a loaded box with files running in parallel).
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
         const [waiting] = await tx`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
         if (waiting!.n > 0) {
           paymentWasWaiting = true;
