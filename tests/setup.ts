@@ -1,5 +1,29 @@
 import { setDefaultTimeout } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { POSTGRES_URL, preparePgliteTemplate, preparePostgresTemplate } from "./helpers/database";
+
+// `bun test` alone (the README's command: the whole suite) runs the files in parallel, one worker
+// per core, as `bun run test` and CI do: Bun reads no setting for that from bunfig.toml, so the
+// run starts itself again with the flags and reports its outcome. Anything more on the command
+// line (a file, a filter, --watch) runs as asked, in this process.
+if (process.env.BUN_TEST_WORKER_ID === undefined && wholeSuiteAsked()) {
+  const parallel = Bun.spawn([process.execPath, "test", "--parallel", "--no-isolate", "--timeout", "20000", `--timings=${join(import.meta.dir, "helpers/timings.json")}`], {
+    cwd: join(import.meta.dir, ".."),
+    stdio: ["inherit", "inherit", "inherit"],
+  });
+  process.exit(await parallel.exited);
+}
+
+/** True when this process is `bun test` with nothing after it (Linux shows its command line; elsewhere a run stays serial). */
+function wholeSuiteAsked(): boolean {
+  try {
+    const commandLine = readFileSync("/proc/self/cmdline", "utf8").split("\0").filter(Boolean);
+    return commandLine.length === 2 && commandLine[1] === "test";
+  } catch {
+    return false;
+  }
+}
 
 // The migrated template every test database is cloned from is made (or found) here, before any
 // test file runs, so no file's first hook pays for it: a PGlite data directory kept on disk, or a

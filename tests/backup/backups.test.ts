@@ -19,7 +19,7 @@ import type { TutorView } from "../../src/modules/tutors/model";
 import { createTestApp, type ErrorBody, type TestApp } from "../helpers/app";
 import { PASSWORD, registerClinic, relogin, sessionFrom, type ClinicSession } from "../helpers/clinic";
 import { makeIssuer } from "../billing/sii-fixtures";
-import { createTestDatabase, databaseKind, POSTGRES_URL, sharedPgliteAssets } from "../helpers/database";
+import { createEmptyPgliteDatabase, createTestDatabase, databaseKind, POSTGRES_URL } from "../helpers/database";
 import { createKey, invoke } from "../mcp/helpers";
 
 const dir = mkdtempSync(join(tmpdir(), "vet-backups-"));
@@ -212,7 +212,7 @@ test("a round trip through the other kind of database keeps every row, and keys,
     expect(original.tables.find((copy) => copy.name === table)?.rows, table).toBeGreaterThan(0);
   }
   // Through the other kind: PostgreSQL when the suite runs on PGlite (if one is reachable), PGlite otherwise.
-  const other = POSTGRES_URL ? await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent" }) : await createOtherPostgres();
+  const other = POSTGRES_URL ? await createEmptyPgliteDatabase() : await createOtherPostgres();
   const back = await createTestDatabase();
   try {
     expect(other, "a PostgreSQL server for the round trip (BACKUP_TEST_POSTGRES or 127.0.0.1:5432)").toBeDefined();
@@ -285,9 +285,9 @@ async function createOtherPostgres(): Promise<Database | undefined> {
 
 test("a backup written under an older schema restores and is brought to this version's schema", async () => {
   const KNOWN = (await import("../../src/db/client")).KNOWN_MIGRATIONS.length;
-  // Two databases created from scratch (initdb and migrations, not the test template): seconds.
-  const older = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
-  const target = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
+  // Two empty databases (not the migrated test template): the older one is migrated part way.
+  const older = await createEmptyPgliteDatabase();
+  const target = await createEmptyPgliteDatabase();
   try {
     await older.migrate(KNOWN - 1);
     await older.query("insert into clinics (id, name, timezone, currency, tax_rate_bps, plan, created_at, updated_at) values ('01900000-0000-7000-8000-0000000000aa', 'Old clinic', 'UTC', 'CLP', 1900, 'standard', now(), now())");
@@ -308,8 +308,8 @@ test("a backup from before the clinical record restores with its active vaccine 
   const { KNOWN_MIGRATIONS } = await import("../../src/db/client");
   const before = KNOWN_MIGRATIONS.findIndex((m) => /^\d+_clinical_record$/.test(m.tag));
   expect(before).toBeGreaterThan(0);
-  const older = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
-  const target = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
+  const older = await createEmptyPgliteDatabase();
+  const target = await createEmptyPgliteDatabase();
   const id = (n: number) => `01900000-0000-7000-8000-0000000001${String(n).padStart(2, "0")}`;
   try {
     await older.migrate(before);

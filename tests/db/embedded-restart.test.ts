@@ -8,6 +8,7 @@ import { openDatabase } from "../../src/db/client";
 import { ManualClock } from "../../src/lib/clock";
 import { silentLogger } from "../../src/lib/logger";
 import { testConfig } from "../helpers/app";
+import { seedDataDir } from "../helpers/database";
 
 const dataDir = mkdtempSync(join(tmpdir(), "vet-clinic-restart-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -22,6 +23,7 @@ async function start() {
 }
 
 test("the embedded database keeps data across a restart (start, register, stop, start, login)", async () => {
+  await seedDataDir(dataDir);
   const first = await start();
   expect(first.database.kind).toBe("embedded");
   const registered = await first.post("/auth/register", { email: "keep@clinic.test", password: "a long password", name: "K", clinic_name: "Kept" });
@@ -45,7 +47,7 @@ test("a generated JWT secret is kept in DATA_DIR with mode 0600 and reused", () 
 });
 
 test("a PostgreSQL compile that fails while the embedded database starts is reported, and the data directory is free again", async () => {
-  const brokenDir = mkdtempSync(join(tmpdir(), "vet-clinic-broken-compile-"));
+  const brokenDir = await seedDataDir(mkdtempSync(join(tmpdir(), "vet-clinic-broken-compile-")));
   try {
     // PGlite starts while the compile is under way and awaits it late; the failure must still surface.
     const failingCompile = Bun.sleep(20).then(() => Promise.reject(new Error("the WebAssembly did not compile")));

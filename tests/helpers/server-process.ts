@@ -1,5 +1,6 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { contractFor, type ContractChecker } from "./contract";
+import { isNewDataDir, seedDataDir } from "./database";
 
 export interface ServerProcess {
   baseUrl: string;
@@ -25,10 +26,6 @@ process.once("exit", () => {
 });
 
 /**
- * Starts `bun src/index.ts` (or `command`, e.g. the compiled binary) as a real process on a free
- * port. `env` sets the database: DATA_DIR (embedded) or DATABASE_URL (PostgreSQL).
- */
-/**
  * How long a hook that stops servers may take: a server's graceful shutdown waits up to 10 s for
  * in-flight requests, then flushes and gives each database pool 5 s to end. Bun's 5 s default
  * for hooks (only the first test file gets the preload's longer one) is shorter than that, and
@@ -36,7 +33,15 @@ process.once("exit", () => {
  */
 export const SERVER_STOP_TIMEOUT_MS = 30_000;
 
-export async function startServer(env: Record<string, string>, options: { command?: string[]; cwd?: string } = {}): Promise<ServerProcess> {
+/**
+ * Starts `bun src/index.ts` (or `command`, e.g. the compiled binary) as a real process on a free
+ * port. `env` sets the database: DATA_DIR (embedded) or DATABASE_URL (PostgreSQL). A DATA_DIR
+ * that is missing or empty gets a migrated database copied in first (seedDataDir), unless
+ * `emptyDataDir` asks for what a brand-new directory does.
+ */
+export async function startServer(env: Record<string, string>, options: { command?: string[]; cwd?: string; emptyDataDir?: boolean } = {}): Promise<ServerProcess> {
+  const dataDir = env.DATA_DIR ? resolve(options.cwd ?? ROOT, env.DATA_DIR) : undefined;
+  if (dataDir && !env.DATABASE_URL && !options.emptyDataDir && isNewDataDir(dataDir)) await seedDataDir(dataDir);
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== "DATABASE_URL" && name !== "DATABASE_DIRECT_URL") childEnv[name] = value;
   Object.assign(childEnv, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", REGISTRATION: "open", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestDatabase, POSTGRES_URL, type TestDatabase } from "../helpers/database";
+import { createTestDatabase, POSTGRES_URL, seedDataDir, type TestDatabase } from "../helpers/database";
 import { call, startServer } from "../helpers/server-process";
 
 /** Builds the single binary and uses it from an unrelated directory, as a clinic would. */
@@ -86,6 +86,8 @@ async function emptyPostgres(): Promise<{ url: string; drop(): Promise<void> }> 
 
 test("the binary backs up, restores and moves to PostgreSQL and back, from another directory", async () => {
   const dirs = { source: join(workDir, "clinic-a"), restored: join(workDir, "clinic-b"), back: join(workDir, "clinic-c") };
+  // The restore and the move back start from empty directories; the first clinic need not.
+  await seedDataDir(dirs.source);
   const owner = run(["create-owner", "--email", "move@clinic.test", "--name", "M", "--clinic", "Moving", "--password", "a long password"], { DATA_DIR: dirs.source });
   expect(owner.code, owner.output).toBe(0);
   const backup = run(["backup"], { DATA_DIR: dirs.source });

@@ -7,7 +7,7 @@ import postgres from "postgres";
 import { describeStartupError, MigrationFailedError } from "../../src/cli/startup-errors";
 import { openDatabase } from "../../src/db/client";
 import { DataDirLockedError, lockDataDir } from "../../src/db/data-dir-lock";
-import { createTestDatabase, POSTGRES_URL } from "../helpers/database";
+import { createTestDatabase, POSTGRES_URL, seedDataDir } from "../helpers/database";
 import { startServer } from "../helpers/server-process";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -34,7 +34,7 @@ async function runCli(env: Record<string, string>, args: string[] = ["serve"]) {
 
 describe("the data directory lock", () => {
   test("a second open of the same directory is refused naming it and the owner's PID; closing releases it", async () => {
-    const dir = tempDir();
+    const dir = await seedDataDir(tempDir());
     const first = await openDatabase({ dataDir: dir });
     try {
       const second = openDatabase({ dataDir: dir });
@@ -104,9 +104,7 @@ describe("start-up errors are one actionable line", () => {
   });
 
   test("a corrupt embedded data directory", async () => {
-    const dir = tempDir();
-    const database = await openDatabase({ dataDir: dir });
-    await database.close();
+    const dir = await seedDataDir(tempDir());
     writeFileSync(join(dir, "pg", "global", "pg_control"), "garbage");
     const r = await runCli({ DATA_DIR: dir });
     expect(r.code).not.toBe(0);
