@@ -131,6 +131,54 @@ export function Field(props: { label: string; children: ComponentChildren }) {
   );
 }
 
+/** A record shown by name: what pickers and lists of people, patients and rooms hold. */
+export interface Named {
+  id: string;
+  name: string;
+}
+
+/**
+ * Search as you type (the API folds case and accents): matches appear as buttons under the
+ * field; picking one fills it. `search` runs 200 ms after the last keystroke.
+ */
+export function SearchPicker(props: { label: string; name: string; placeholder: string; picked: Named | null; onPick: (value: Named | null) => void; search: (q: string) => Promise<Named[]> }) {
+  const [query, setQuery] = useState("");
+  const [matches, setMatches] = useState<Named[]>([]);
+  useEffect(() => {
+    if (props.picked || query.trim().length < 2) return setMatches([]);
+    const timer = setTimeout(() => props.search(query.trim()).then(setMatches, () => setMatches([])), 200);
+    return () => clearTimeout(timer);
+  }, [query, props.picked]);
+  return (
+    <div>
+      <Field label={props.label}>
+        <input
+          type="search"
+          name={props.name}
+          placeholder={props.placeholder}
+          autocomplete="off"
+          value={props.picked ? props.picked.name : query}
+          onInput={(e) => {
+            props.onPick(null);
+            setQuery(e.currentTarget.value);
+          }}
+        />
+      </Field>
+      {matches.length > 0 && (
+        <ul class="matches" aria-label={props.label}>
+          {matches.map((match) => (
+            <li>
+              <button type="button" class="link" onClick={() => props.onPick(match)}>
+                {match.name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 export function NoticeLine() {
   const { notice } = useConsole();
   const value = notice.value;

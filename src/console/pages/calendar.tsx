@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Page } from "../api";
 import { todayIn, zonedToUtc } from "../time";
-import { Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+import { Field, SearchPicker, useAction, useClinic, useConsole, useLoad, type Named } from "../ui";
 
 interface CalendarVisit {
   id: string;
@@ -12,10 +12,6 @@ interface CalendarVisit {
   vet_id: string | null;
   room_id: string | null;
   patient: { id: string; name: string } | null;
-}
-interface Named {
-  id: string;
-  name: string;
 }
 interface FeedStatus {
   active: boolean;
@@ -167,17 +163,10 @@ export function CalendarPage() {
 function BookVisit(props: { day: string; time: string; resource: { vet_id: string } | { room_id: string }; onDone: () => void }) {
   const { api, i18n } = useConsole();
   const clinic = useClinic();
-  const [query, setQuery] = useState("");
-  const [matches, setMatches] = useState<Named[]>([]);
   const [patient, setPatient] = useState<Named | null>(null);
   const [time, setTime] = useState(props.time);
   const [reason, setReason] = useState("");
   const { busy, run } = useAction();
-  useEffect(() => {
-    if (patient || query.trim().length < 2) return setMatches([]);
-    const timer = setTimeout(() => api.get<Page<Named>>("/patients", { q: query.trim(), limit: 8 }).then((p) => setMatches(p.data), () => setMatches([])), 200);
-    return () => clearTimeout(timer);
-  }, [query, patient]);
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!patient) return;
@@ -190,22 +179,14 @@ function BookVisit(props: { day: string; time: string; resource: { vet_id: strin
         {i18n.t("today.schedule")} · {i18n.date(props.day)}
       </h2>
       <div class="grid">
-        <div>
-          <Field label={i18n.t("today.patient")}>
-            <input type="search" name="patient" autocomplete="off" placeholder={i18n.t("today.pickPatient")} value={patient ? patient.name : query} onInput={(e) => (setPatient(null), setQuery(e.currentTarget.value))} />
-          </Field>
-          {matches.length > 0 && (
-            <ul class="matches" aria-label={i18n.t("today.patient")}>
-              {matches.map((match) => (
-                <li>
-                  <button type="button" class="link" onClick={() => setPatient(match)}>
-                    {match.name}
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
+        <SearchPicker
+          label={i18n.t("today.patient")}
+          name="patient"
+          placeholder={i18n.t("today.pickPatient")}
+          picked={patient}
+          onPick={setPatient}
+          search={(q) => api.get<Page<Named>>("/patients", { q, limit: 8 }).then((page) => page.data)}
+        />
         <Field label={i18n.t("today.time")}>
           <input type="time" name="time" value={time} required onInput={(e) => setTime(e.currentTarget.value)} />
         </Field>

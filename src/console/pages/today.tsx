@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Page } from "../api";
 import type { MessageKey } from "../i18n";
 import { todayIn, zonedToUtc } from "../time";
-import { Field, useAction, useClinic, useConsole, useLoad } from "../ui";
+import { Field, SearchPicker, useAction, useClinic, useConsole, useLoad, type Named } from "../ui";
 
 interface BoardVisit {
   id: string;
@@ -83,53 +83,6 @@ export function TodayPage() {
       </div>
       <ScheduleVisit day={day} onScheduled={board.reload} />
     </section>
-  );
-}
-
-interface Named {
-  id: string;
-  name: string;
-}
-
-/**
- * Search as you type (the API folds case and accents): matches appear as buttons under the
- * field; picking one fills it. `search` runs 200 ms after the last keystroke.
- */
-function SearchPicker(props: { label: string; name: string; placeholder: string; picked: Named | null; onPick: (value: Named | null) => void; search: (q: string) => Promise<Named[]> }) {
-  const [query, setQuery] = useState("");
-  const [matches, setMatches] = useState<Named[]>([]);
-  useEffect(() => {
-    if (props.picked || query.trim().length < 2) return setMatches([]);
-    const timer = setTimeout(() => props.search(query.trim()).then(setMatches, () => setMatches([])), 200);
-    return () => clearTimeout(timer);
-  }, [query, props.picked]);
-  return (
-    <div>
-      <Field label={props.label}>
-        <input
-          type="search"
-          name={props.name}
-          placeholder={props.placeholder}
-          autocomplete="off"
-          value={props.picked ? props.picked.name : query}
-          onInput={(e) => {
-            props.onPick(null);
-            setQuery(e.currentTarget.value);
-          }}
-        />
-      </Field>
-      {matches.length > 0 && (
-        <ul class="matches" aria-label={props.label}>
-          {matches.map((match) => (
-            <li>
-              <button type="button" class="link" onClick={() => props.onPick(match)}>
-                {match.name}
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
   );
 }
 
