@@ -390,10 +390,11 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
       connection: { application_name: applicationName },
       // Values arrive as the drivers' defaults; bigint money columns are mapped by Drizzle.
     });
-  const client = pool(poolSizes.main, "vet-clinic");
+  const pipelines = () => connectionMode === "session";
+  const client = withoutPipeliningUnlessSession(pool(poolSizes.main, "vet-clinic"), pipelines);
   // query_database gets connections of its own: an API key's slow statements (up to the
   // statement timeout each) queue among themselves and never hold the REST API's connections.
-  const queryClient = pool(poolSizes.query, "vet-clinic-query");
+  const queryClient = withoutPipeliningUnlessSession(pool(poolSizes.query, "vet-clinic-query"), pipelines);
   // The direct connection: small, and opened only when something needs it.
   const direct = directUrl
     ? postgres(directUrl, { max: 2, idle_timeout: 60, max_lifetime: CONNECTION_MAX_LIFETIME_SECONDS, ...RECONNECT_OPTIONS, onnotice: () => {}, connection: { application_name: "vet-clinic-direct" } })
@@ -461,13 +462,68 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
     async notify(channel, payload) {
       // Delivered at commit to every listener of the database, whichever connection sends it; the
       // direct one, when there is one, does not queue behind the pooler's other clients.
-      await direct.notify(channel, payload);
+      await direct.unsafe("select pg_notify($1, $2)", [channel, payload]);
     },
     readOnlyBatch: postgresReadOnlyBatch(queryClient, CONNECTION_MAX_LIFETIME_SECONDS, () => connectionMode === "session"),
     close: async () => {
       await Promise.all([client.end({ timeout: 5 }), queryClient.end({ timeout: 5 }), direct === client ? undefined : direct.end({ timeout: 5 })]);
     },
   };
+}
+
+/**
+ * Behind a transaction-mode pooler, no statement is sent on a connection behind another outside
+ * a transaction. postgres.js pipelines: it writes a statement on a connection still running
+ * others. A pooler that does not follow pipelined statements (PgBouncer before 1.21) gives the
+ * server back to its pool as soon as the first one ends the transaction, and drops the answers
+ * to the ones behind it ("got packet … from server when not linked"): they wait for ever.
+ *
+ * So, unless `pipelines()` (a proven session), a statement outside a transaction reserves a
+ * connection of its own for its one round trip: the pool lends only idle connections for that,
+ * never one with statements in flight. Transactions (`begin`) take an idle connection already,
+ * once nothing else is pipelined. Inside a transaction, or a reservation that is one (the
+ * read-only batches), statements are still sent together: the pooler keeps the server to the
+ * client until the transaction ends. postgres.js's own switch, `max_pipeline`, cannot do this:
+ * at 1 it still sends one statement behind a running one, and at 0 `begin` no longer reserves
+ * its connection (UNSAFE_TRANSACTION, porsager/postgres#1210).
+ */
+function withoutPipeliningUnlessSession(client: postgres.Sql, pipelines: () => boolean): postgres.Sql {
+  const alone = async <T>(statement: (connection: postgres.ReservedSql) => Promise<T>): Promise<T> => {
+    const connection = await client.reserve();
+    try {
+      return await statement(connection);
+    } finally {
+      connection.release();
+    }
+  };
+  return new Proxy(client, {
+    apply(target, self, args: unknown[]) {
+      // A tagged-template statement; the other calls build fragments and identifiers.
+      const strings = args[0];
+      if (pipelines() || !Array.isArray(strings) || !("raw" in strings)) return Reflect.apply(target, self, args);
+      return lazyStatement((values) => alone((connection) => {
+        const statement = (connection as unknown as (...a: unknown[]) => postgres.PendingQuery<postgres.Row[]>)(...args);
+        return values ? statement.values() : statement;
+      }));
+    },
+    get(target, property, receiver) {
+      if (property === "unsafe")
+        return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) => {
+          if (pipelines()) return target.unsafe(query, params, options);
+          return lazyStatement((values) => alone((connection) => {
+            const statement = connection.unsafe(query, params, options);
+            return values ? statement.values() : statement;
+          }));
+        };
+      if (property === "notify") return (channel: string, payload: string) => receiver.unsafe("select pg_notify($1, $2)", [channel, payload]);
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+/** A statement sent when awaited, as rows or (`values()`) as arrays, as postgres.js's are. */
+function lazyStatement(run: (values: boolean) => Promise<unknown>) {
+  return { values: () => run(true), then: (done: (v: unknown) => unknown, fail: (e: unknown) => unknown) => run(false).then(done, fail) };
 }
 
 /**
