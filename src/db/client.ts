@@ -475,55 +475,35 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
  * Behind a transaction-mode pooler, no statement is sent on a connection behind another outside
  * a transaction. postgres.js pipelines: it writes a statement on a connection still running
  * others. A pooler that does not follow pipelined statements (PgBouncer before 1.21) gives the
- * server back to its pool as soon as the first one ends the transaction, and drops the answers
+ * server back to its pool as soon as the first one ends its transaction, and drops the answers
  * to the ones behind it ("got packet … from server when not linked"): they wait for ever.
  *
- * So, unless `pipelines()` (a proven session), a statement outside a transaction reserves a
- * connection of its own for its one round trip: the pool lends only idle connections for that,
- * never one with statements in flight. Transactions (`begin`) take an idle connection already,
- * once nothing else is pipelined. Inside a transaction, or a reservation that is one (the
- * read-only batches), statements are still sent together: the pooler keeps the server to the
- * client until the transaction ends. postgres.js's own switch, `max_pipeline`, cannot do this:
- * at 1 it still sends one statement behind a running one, and at 0 `begin` no longer reserves
- * its connection (UNSAFE_TRANSACTION, porsager/postgres#1210).
+ * So, unless `pipelines()` (a proven session), every statement sent outside a transaction tells
+ * the driver, once written, that its connection takes nothing more until it has answered (the
+ * driver's `onexecute` hook answers whether the connection may take another statement now, as
+ * `begin` uses it). The pool then lends only idle connections: to statements, and to `begin`,
+ * whose connection takes nothing else either. Inside a transaction statements are still sent
+ * together: the pooler keeps the server to the client until the transaction ends.
+ * postgres.js's own `max_pipeline` cannot do this: at 1 it still sends one statement behind a
+ * running one, and at 0 `begin` never reserves its connection (UNSAFE_TRANSACTION).
  */
 function withoutPipeliningUnlessSession(client: postgres.Sql, pipelines: () => boolean): postgres.Sql {
-  const alone = async <T>(statement: (connection: postgres.ReservedSql) => Promise<T>): Promise<T> => {
-    const connection = await client.reserve();
-    try {
-      return await statement(connection);
-    } finally {
-      connection.release();
-    }
-  };
+  const takesNothingBehind = { onexecute: () => false } as postgres.UnsafeQueryOptions;
   return new Proxy(client, {
     apply(target, self, args: unknown[]) {
-      // A tagged-template statement; the other calls build fragments and identifiers.
-      const strings = args[0];
-      if (pipelines() || !Array.isArray(strings) || !("raw" in strings)) return Reflect.apply(target, self, args);
-      return lazyStatement((values) => alone((connection) => {
-        const statement = (connection as unknown as (...a: unknown[]) => postgres.PendingQuery<postgres.Row[]>)(...args);
-        return values ? statement.values() : statement;
-      }));
+      const built = Reflect.apply(target, self, args) as { options?: object };
+      // A tagged-template statement (the other calls build fragments and identifiers).
+      const strings = args[0] as { raw?: unknown } | undefined;
+      if (!pipelines() && Array.isArray(strings?.raw) && built.options) Object.assign(built.options, takesNothingBehind);
+      return built;
     },
     get(target, property, receiver) {
       if (property === "unsafe")
-        return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) => {
-          if (pipelines()) return target.unsafe(query, params, options);
-          return lazyStatement((values) => alone((connection) => {
-            const statement = connection.unsafe(query, params, options);
-            return values ? statement.values() : statement;
-          }));
-        };
-      if (property === "notify") return (channel: string, payload: string) => receiver.unsafe("select pg_notify($1, $2)", [channel, payload]);
+        return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) =>
+          target.unsafe(query, params, pipelines() ? options : { ...options, ...takesNothingBehind });
       return Reflect.get(target, property, receiver);
     },
   });
-}
-
-/** A statement sent when awaited, as rows or (`values()`) as arrays, as postgres.js's are. */
-function lazyStatement(run: (values: boolean) => Promise<unknown>) {
-  return { values: () => run(true), then: (done: (v: unknown) => unknown, fail: (e: unknown) => unknown) => run(false).then(done, fail) };
 }
 
 /**
