@@ -461,7 +461,8 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
     listen: (channel, handlers) => listenPostgres(directUrl ?? url, channel, handlers),
     async notify(channel, payload) {
       // Delivered at commit to every listener of the database, whichever connection sends it; the
-      // direct one, when there is one, does not queue behind the pooler's other clients.
+      // direct one, when there is one, does not queue behind the pooler's other clients. Sent with
+      // `unsafe` (the driver's `notify` bypasses the no-pipelining rule when there is no direct one).
       await direct.unsafe("select pg_notify($1, $2)", [channel, payload]);
     },
     readOnlyBatch: postgresReadOnlyBatch(queryClient, CONNECTION_MAX_LIFETIME_SECONDS, () => connectionMode === "session"),
