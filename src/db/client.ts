@@ -390,10 +390,11 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
       connection: { application_name: applicationName },
       // Values arrive as the drivers' defaults; bigint money columns are mapped by Drizzle.
     });
-  const client = pool(poolSizes.main, "vet-clinic");
+  const pipelines = () => connectionMode === "session";
+  const client = withoutPipeliningUnlessSession(pool(poolSizes.main, "vet-clinic"), pipelines);
   // query_database gets connections of its own: an API key's slow statements (up to the
   // statement timeout each) queue among themselves and never hold the REST API's connections.
-  const queryClient = pool(poolSizes.query, "vet-clinic-query");
+  const queryClient = withoutPipeliningUnlessSession(pool(poolSizes.query, "vet-clinic-query"), pipelines);
   // The direct connection: small, and opened only when something needs it.
   const direct = directUrl
     ? postgres(directUrl, { max: 2, idle_timeout: 60, max_lifetime: CONNECTION_MAX_LIFETIME_SECONDS, ...RECONNECT_OPTIONS, onnotice: () => {}, connection: { application_name: "vet-clinic-direct" } })
@@ -460,14 +461,50 @@ async function openPostgres(url: string, directUrl: string | undefined, poolSize
     listen: (channel, handlers) => listenPostgres(directUrl ?? url, channel, handlers),
     async notify(channel, payload) {
       // Delivered at commit to every listener of the database, whichever connection sends it; the
-      // direct one, when there is one, does not queue behind the pooler's other clients.
-      await direct.notify(channel, payload);
+      // direct one, when there is one, does not queue behind the pooler's other clients. Sent with
+      // `unsafe` (the driver's `notify` bypasses the no-pipelining rule when there is no direct one).
+      await direct.unsafe("select pg_notify($1, $2)", [channel, payload]);
     },
     readOnlyBatch: postgresReadOnlyBatch(queryClient, CONNECTION_MAX_LIFETIME_SECONDS, () => connectionMode === "session"),
     close: async () => {
       await Promise.all([client.end({ timeout: 5 }), queryClient.end({ timeout: 5 }), direct === client ? undefined : direct.end({ timeout: 5 })]);
     },
   };
+}
+
+/**
+ * Behind a transaction-mode pooler, no statement is sent on a connection behind another outside
+ * a transaction. postgres.js pipelines: it writes a statement on a connection still running
+ * others. A pooler that does not follow pipelined statements (PgBouncer before 1.21) gives the
+ * server back to its pool as soon as the first one ends its transaction, and drops the answers
+ * to the ones behind it ("got packet … from server when not linked"): they wait for ever.
+ *
+ * So, unless `pipelines()` (a proven session), every statement sent outside a transaction tells
+ * the driver, once written, that its connection takes nothing more until it has answered (the
+ * driver's `onexecute` hook answers whether the connection may take another statement now, as
+ * `begin` uses it). The pool then lends only idle connections: to statements, and to `begin`,
+ * whose connection takes nothing else either. Inside a transaction statements are still sent
+ * together: the pooler keeps the server to the client until the transaction ends.
+ * postgres.js's own `max_pipeline` cannot do this: at 1 it still sends one statement behind a
+ * running one, and at 0 `begin` never reserves its connection (UNSAFE_TRANSACTION).
+ */
+function withoutPipeliningUnlessSession(client: postgres.Sql, pipelines: () => boolean): postgres.Sql {
+  const takesNothingBehind = { onexecute: () => false } as postgres.UnsafeQueryOptions;
+  return new Proxy(client, {
+    apply(target, self, args: unknown[]) {
+      const built = Reflect.apply(target, self, args) as { options?: object };
+      // A tagged-template statement (the other calls build fragments and identifiers).
+      const strings = args[0] as { raw?: unknown } | undefined;
+      if (!pipelines() && Array.isArray(strings?.raw) && built.options) Object.assign(built.options, takesNothingBehind);
+      return built;
+    },
+    get(target, property, receiver) {
+      if (property === "unsafe")
+        return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) =>
+          target.unsafe(query, params, pipelines() ? options : { ...options, ...takesNothingBehind });
+      return Reflect.get(target, property, receiver);
+    },
+  });
 }
 
 /**
