@@ -28,6 +28,8 @@ export const databaseKind = POSTGRES_URL ? "postgres" : "pglite";
  * other migrations (another branch, an older checkout) has another name and is never used.
  */
 const TEMPLATE_KEY = createHash("sha256")
+  // The template's own recipe (cachedTemplateDump's trimming): a change to it makes another name.
+  .update("trimmed-2")
   .update(KNOWN_MIGRATIONS.map((m) => m.hash).join(","))
   .update(readFileSync(join(import.meta.dir, "../../node_modules/@electric-sql/pglite/package.json")))
   .digest("hex")
@@ -56,8 +58,17 @@ async function cachedTemplateDump(): Promise<Blob> {
   }
   const template = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
   await template.migrate();
-  const dump = new Blob([await (await template.dumpDataDir!()).arrayBuffer()]);
+  // Every clone reads the whole dump: it keeps only what a test database uses. No test creates a
+  // database, so PostgreSQL's two template databases go (a third of the dump), and so does any
+  // WAL segment but the current one (16 MB each, made ahead of need; PostgreSQL makes them again).
+  await template.query("update pg_database set datistemplate = false where datname in ('template0', 'template1')");
+  await template.query("drop database template0");
+  await template.query("drop database template1");
+  await template.query("checkpoint");
+  const [wal] = await template.query<{ segment: string }>("select pg_walfile_name(pg_current_wal_lsn()) as segment");
+  const whole = new Uint8Array(await (await template.dumpDataDir!()).arrayBuffer());
   await template.close();
+  const dump = new Blob([tarWithout(whole, (name) => /(^|\/)pg_wal\/[0-9A-F]{24}$/.test(name) && !name.endsWith(wal!.segment))]);
   // Written aside and renamed, so a worker starting at the same time never reads half a file.
   mkdirSync(dir, { recursive: true });
   const partial = `${file}.${process.pid}`;
@@ -123,6 +134,25 @@ export async function createEmptyPgliteDatabase(): Promise<Database> {
   return openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", memoryTemplate: await emptyPgliteDump, pglite: sharedPgliteAssets() });
 }
 let emptyPgliteDump: Promise<Blob> | undefined;
+
+/** An uncompressed tar without the entries `drop` names (each entry's header and blocks kept as they were otherwise). */
+function tarWithout(tar: Uint8Array, drop: (name: string) => boolean): Uint8Array {
+  const kept: Uint8Array[] = [];
+  const field = (header: Uint8Array, from: number, to: number) => new TextDecoder().decode(header.subarray(from, to)).replace(/\0.*$/s, "");
+  for (let at = 0; at + 512 <= tar.length; ) {
+    const header = tar.subarray(at, at + 512);
+    if (header.every((byte) => byte === 0)) {
+      kept.push(tar.subarray(at));
+      break;
+    }
+    const prefix = field(header, 345, 500);
+    const name = prefix ? `${prefix}/${field(header, 0, 100)}` : field(header, 0, 100);
+    const end = at + 512 + Math.ceil(parseInt(field(header, 124, 136).trim() || "0", 8) / 512) * 512;
+    if (!drop(name)) kept.push(tar.subarray(at, end));
+    at = end;
+  }
+  return Buffer.concat(kept);
+}
 
 /** Serializes the making of the PostgreSQL template between test processes (parallel workers, other runs). */
 const TEMPLATE_LOCK_ID = 724_311_901;
