@@ -82,9 +82,13 @@ function expectedStarts(timeZone: string, from: string, to: string, intervals: W
     for (let s = run.start; s + duration * MINUTE <= end; s += step * MINUTE) starts.push(s);
     run = null;
   };
+  // The intervals in minutes and each date's weekday, worked out once rather than at every minute.
+  const inMinutes = intervals.map((i) => ({ weekday: i.weekday, start: minutesOf(i.start), end: minutesOf(i.end) }));
+  const weekdays = new Map<string, number>();
+  const weekdayOf = (date: string) => weekdays.get(date) ?? (weekdays.set(date, isoWeekday(date)), weekdays.get(date)!);
   for (let t = scanFrom; t < scanTo; t += MINUTE) {
     const { date, minute } = local(t);
-    const index = date >= from && date <= to ? intervals.findIndex((i) => i.weekday === isoWeekday(date) && minutesOf(i.start) <= minute && minute < minutesOf(i.end)) : -1;
+    const index = date >= from && date <= to ? inMinutes.findIndex((i) => i.weekday === weekdayOf(date) && i.start <= minute && minute < i.end) : -1;
     const key = index < 0 ? "" : `${date}#${index}`;
     if (run && run.key !== key) close(t);
     if (!run && key) run = { start: t, key };
