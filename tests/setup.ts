@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { POSTGRES_URL, preparePgliteTemplate, preparePostgresTemplate } from "./helpers/database";
 
 // `bun test` alone (the README's command: the whole suite) runs the files in parallel, one worker
-// per core, as `bun run test` and CI do: Bun reads no setting for that from bunfig.toml, so the
-// run starts itself again with the flags and reports its outcome. Anything more on the command
+// per core, with the flags .ci/run passes too: Bun reads no setting for that from bunfig.toml, so
+// the run starts itself again with them and exits with its status. Anything more on the command
 // line (a file, a filter, --watch) runs as asked, in this process.
 if (process.env.BUN_TEST_WORKER_ID === undefined && wholeSuiteAsked()) {
   const parallel = Bun.spawn([process.execPath, "test", "--parallel", "--no-isolate", "--timeout", "20000", `--timings=${join(import.meta.dir, "helpers/timings.json")}`], {
