@@ -29,7 +29,7 @@ export const databaseKind = POSTGRES_URL ? "postgres" : "pglite";
  */
 const TEMPLATE_KEY = createHash("sha256")
   // The template's own recipe (cachedTemplateDump's trimming): a change to it makes another name.
-  .update("trimmed-2")
+  .update("trimmed-3")
   .update(KNOWN_MIGRATIONS.map((m) => m.hash).join(","))
   .update(readFileSync(join(import.meta.dir, "../../node_modules/@electric-sql/pglite/package.json")))
   .digest("hex")
@@ -58,13 +58,10 @@ async function cachedTemplateDump(): Promise<Blob> {
   }
   const template = await openDatabase({ databaseUrl: "memory://", dataDir: "/nonexistent", pglite: sharedPgliteAssets() });
   await template.migrate();
-  // Every clone reads the whole dump: it keeps only what a test database uses. No test creates a
-  // database, so PostgreSQL's two template databases go (a third of the dump), and so does any
-  // WAL segment but the current one (16 MB each, made ahead of need; PostgreSQL makes them again).
-  await template.query("update pg_database set datistemplate = false where datname in ('template0', 'template1')");
-  await template.query("drop database template0");
-  await template.query("drop database template1");
-  await template.query("checkpoint");
+  // Every clone reads the whole dump: it keeps only what a test database uses, without the
+  // template databases and any WAL segment but the current one (16 MB each, made ahead of need;
+  // PostgreSQL makes them again).
+  await dropTemplateDatabases(template);
   const [wal] = await template.query<{ segment: string }>("select pg_walfile_name(pg_current_wal_lsn()) as segment");
   const whole = new Uint8Array(await (await template.dumpDataDir!()).arrayBuffer());
   await template.close();
@@ -75,6 +72,17 @@ async function cachedTemplateDump(): Promise<Blob> {
   writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
   renameSync(partial, file);
   return dump;
+}
+
+/**
+ * Drops PostgreSQL's template0 and template1, a third of a new cluster's size and half its files:
+ * no test, and nothing in the service, creates a database on the embedded one.
+ */
+async function dropTemplateDatabases(database: Database): Promise<void> {
+  await database.query("update pg_database set datistemplate = false where datname in ('template0', 'template1')");
+  await database.query("drop database template0");
+  await database.query("drop database template1");
+  await database.query("checkpoint");
 }
 
 /**
@@ -102,6 +110,8 @@ async function makeSeededPgDir(): Promise<string> {
   try {
     const database = await openDatabase({ databaseUrl: undefined, dataDir: scratch, pglite: sharedPgliteAssets() });
     await database.migrate();
+    // Copied for each server a test starts: without the template databases, half the files to create.
+    await dropTemplateDatabases(database);
     await database.close();
     // Renamed whole, so a worker starting at the same time never copies half a directory; when
     // another worker got there first, its copy is used.

@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import { contractFor, type ContractChecker } from "./contract";
 import { isNewDataDir, seedDataDir } from "./database";
+import { SHORT_RUN_JIT_ENV } from "./jit";
 
 export interface ServerProcess {
   baseUrl: string;
@@ -12,6 +13,17 @@ export interface ServerProcess {
 }
 
 const ROOT = join(import.meta.dir, "../..");
+
+/**
+ * The environment of a CLI run or server a test starts with nothing inherited: PATH, a JWT
+ * secret, the test run's JIT settings, then `env`.
+ */
+export const cliEnv = (env: Record<string, string> = {}): Record<string, string> => ({
+  PATH: process.env.PATH ?? "",
+  JWT_SECRET: "process-test-secret-of-at-least-32-bytes!",
+  ...SHORT_RUN_JIT_ENV,
+  ...env,
+});
 
 /** Server processes not yet stopped: a script that dies (a failed check, a benchmark that throws) takes them with it. */
 const running = new Set<ReturnType<typeof Bun.spawn>>();
@@ -44,7 +56,7 @@ export async function startServer(env: Record<string, string>, options: { comman
   if (dataDir && !env.DATABASE_URL && !options.emptyDataDir && isNewDataDir(dataDir)) await seedDataDir(dataDir);
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== "DATABASE_URL" && name !== "DATABASE_DIRECT_URL") childEnv[name] = value;
-  Object.assign(childEnv, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", REGISTRATION: "open", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env });
+  Object.assign(childEnv, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", REGISTRATION: "open", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...SHORT_RUN_JIT_ENV, ...env });
   if (!env.DATA_DIR) delete childEnv.DATA_DIR;
   const child = Bun.spawn(options.command ?? ["bun", "src/index.ts"], { cwd: options.cwd ?? ROOT, env: childEnv, stdout: "pipe", stderr: "inherit" });
   running.add(child);

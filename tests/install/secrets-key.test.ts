@@ -12,7 +12,7 @@ import { createSecretBox } from "../../src/lib/secrets";
 import { verifySecretsKey } from "../../src/cli/secrets";
 import { ManualClock } from "../../src/lib/clock";
 import { POSTGRES_URL } from "../helpers/database";
-import { call, startServer, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
+import { call, cliEnv, startServer, SERVER_STOP_TIMEOUT_MS } from "../helpers/server-process";
 import { useServerStore } from "../helpers/server-store";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -22,7 +22,7 @@ const store = useServerStore("secrets-key");
 
 /** Runs the CLI to completion with the store's environment; its exit code and output. */
 async function runCli(args: string[], settings: Record<string, string>) {
-  const env: Record<string, string> = { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", REGISTRATION: "open", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", PATH: process.env.PATH ?? "", ...store.env(settings) };
+  const env = cliEnv({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", REGISTRATION: "open", ...store.env(settings) });
   const child = Bun.spawn(["bun", "src/index.ts", ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
   const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
   return { code, stdout, stderr };
@@ -99,7 +99,7 @@ describe("SECRETS_KEY against the database's key check", () => {
     const file = /backup written: (\S+) .* in (\S+)$/m.exec(taken.stdout)!;
     const elsewhere = mkdtempSync(join(tmpdir(), "vet-restore-key-"));
     try {
-      const env = { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", DATA_DIR: elsewhere };
+      const env = cliEnv({ LOG_LEVEL: "silent", DATA_DIR: elsewhere });
       const restore = async (key: string) => {
         const child = Bun.spawn(["bun", "src/index.ts", "restore", join(file[2]!, file[1]!), "--force"], { cwd: ROOT, env: { ...env, SECRETS_KEY: key }, stdout: "pipe", stderr: "pipe" });
         const [code, stdout] = await Promise.all([child.exited, new Response(child.stdout).text()]);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, POSTGRES_URL, seedDataDir, type TestDatabase } from "../helpers/database";
-import { call, startServer } from "../helpers/server-process";
+import { call, cliEnv, startServer } from "../helpers/server-process";
 
 /** Builds the single binary and uses it from an unrelated directory, as a clinic would. */
 const workDir = mkdtempSync(join(tmpdir(), "vet-clinic-binary-"));
@@ -59,7 +59,7 @@ test("the binary serves from another directory, and its data survives a restart"
 
 /** Runs the binary from the work directory, without DATABASE_URL unless given. */
 function run(args: string[], env: Record<string, string>) {
-  const childEnv: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: workDir, JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env };
+  const childEnv = cliEnv({ HOME: workDir, ...env });
   const result = Bun.spawnSync([binary, ...args], { cwd: workDir, env: childEnv });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString(), output: `${result.stdout}\n${result.stderr}` };
 }

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer, type ServerProcess } from "../helpers/server-process";
+import { seedDataDir } from "../helpers/database";
+import { cliEnv, startServer, type ServerProcess } from "../helpers/server-process";
 
 const ROOT = join(import.meta.dir, "../..");
 const SOURCE = ["bun", "src/index.ts"];
@@ -60,7 +61,7 @@ async function killHard(pid: number) {
 
 /** Runs a command to completion; resolves to its exit code and the `error` of its last stderr line. */
 async function runRefused(command: string[], env: Record<string, string>, args: string[] = []) {
-  const childEnv = { PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env };
+  const childEnv = cliEnv({ PORT: "0", HOST: "127.0.0.1", ...env });
   const child = Bun.spawn([...command, ...args], { cwd: ROOT, env: childEnv, stdout: "pipe", stderr: "pipe" });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
   const last = stderr.trim().split("\n").at(-1) ?? "";
@@ -150,8 +151,9 @@ describe.skipIf(!namespacesAvailable)("the data-directory lock across PID and UT
   }, 120_000);
 
   test("backup and restore take the same lock: refused while a server in another PID namespace owns the directory", async () => {
-    const dir = dataDir();
-    const backup = Bun.spawn([BINARY, "backup"], { cwd: workDir, env: { PATH: process.env.PATH ?? "", DATA_DIR: dir }, stdout: "pipe", stderr: "pipe" });
+    // The lock is the subject here, not a brand-new directory: the backup starts on a migrated one.
+    const dir = await seedDataDir(dataDir());
+    const backup = Bun.spawn([BINARY, "backup"], { cwd: workDir, env: cliEnv({ DATA_DIR: dir }), stdout: "pipe", stderr: "pipe" });
     const [code, printed] = await Promise.all([backup.exited, new Response(backup.stdout).text()]);
     expect(code, printed).toBe(0);
     const file = /backup written: (\S+)/.exec(printed)?.[1];

@@ -8,7 +8,7 @@ import { describeStartupError, MigrationFailedError } from "../../src/cli/startu
 import { openDatabase } from "../../src/db/client";
 import { DataDirLockedError, lockDataDir } from "../../src/db/data-dir-lock";
 import { createTestDatabase, POSTGRES_URL, seedDataDir } from "../helpers/database";
-import { startServer } from "../helpers/server-process";
+import { cliEnv, startServer } from "../helpers/server-process";
 
 const ROOT = join(import.meta.dir, "../..");
 const dirs: string[] = [];
@@ -25,8 +25,7 @@ afterAll(() => {
 
 /** Runs the CLI to completion; resolves to its exit code and what it printed on stderr. */
 async function runCli(env: Record<string, string>, args: string[] = ["serve"]) {
-  const childEnv: Record<string, string> = { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", PATH: process.env.PATH ?? "" };
-  Object.assign(childEnv, env);
+  const childEnv = cliEnv({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
   const child = Bun.spawn(["bun", "src/index.ts", ...args], { cwd: ROOT, env: childEnv, stdout: "pipe", stderr: "pipe" });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
   return { code, stderr: stderr.trim() };

@@ -3,7 +3,8 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, startServer } from "../helpers/server-process";
+import { seedDataDir } from "../helpers/database";
+import { call, cliEnv, startServer } from "../helpers/server-process";
 
 const ROOT = join(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "vet-reset-"));
@@ -12,7 +13,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 async function cli(args: string[], env: Record<string, string> = {}, stdin?: string) {
   const child = Bun.spawn(["bun", "src/index.ts", ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, LOG_LEVEL: "silent", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...env },
+    env: cliEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env }),
     stdin: stdin === undefined ? "ignore" : new Blob([stdin]),
     stdout: "pipe",
     stderr: "pipe",
@@ -22,6 +23,7 @@ async function cli(args: string[], env: Record<string, string> = {}, stdin?: str
 }
 
 test("reset a forgotten owner password from NEW_PASSWORD or stdin; an argument is refused", async () => {
+  await seedDataDir(dataDir); // the commands' subject is the account, not a brand-new directory
   const created = await cli(["create-owner", "--email", "Owner@Clinic.test", "--name", "O", "--clinic", "C"], { OWNER_PASSWORD: "the first password" });
   expect(created.code, created.err).toBe(0);
   const refused = await cli(["reset-password", "--email", "owner@clinic.test", "--password", "on the command line"]);
