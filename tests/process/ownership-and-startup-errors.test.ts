@@ -83,7 +83,7 @@ describe("one process per port", () => {
     const server = await startServer({ DATA_DIR: tempDir() });
     try {
       const port = new URL(server.baseUrl).port;
-      const second = await runCli({ DATA_DIR: tempDir(), PORT: port });
+      const second = await runCli({ DATA_DIR: await seedDataDir(tempDir()), PORT: port });
       expect(second.code).not.toBe(0);
       expect(second.stderr).toContain(`port ${port} on 127.0.0.1 is already in use by another process`);
     } finally {
