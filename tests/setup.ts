@@ -2,18 +2,18 @@ import { setDefaultTimeout } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { POSTGRES_URL, preparePgliteTemplate, preparePostgresTemplate } from "./helpers/database";
-import { SHORT_RUN_JIT_ENV } from "./helpers/jit";
+import { TEST_WORKER_JIT_ENV } from "./helpers/jit";
 import { inMemoryScratch } from "./helpers/scratch";
 
 // `bun test` alone (the README's command: the whole suite) runs the files in parallel, one worker
 // per core: Bun reads no setting for that from bunfig.toml, so the run starts itself again with
-// those flags, JavaScriptCore's tiers for short runs (helpers/jit.ts) and its scratch files in
+// those flags, the workers' JavaScriptCore tiers (helpers/jit.ts) and its scratch files in
 // memory (helpers/scratch.ts), and exits with its status. Anything more on the command
 // line (a file, a filter, --watch) runs as asked, in this process.
 if (process.env.BUN_TEST_WORKER_ID === undefined && wholeSuiteAsked()) {
   const parallel = Bun.spawn([process.execPath, "test", "--parallel", "--no-isolate", "--timeout", "20000", `--timings=${join(import.meta.dir, "helpers/timings.json")}`], {
     cwd: join(import.meta.dir, ".."),
-    env: { ...process.env, ...SHORT_RUN_JIT_ENV, ...inMemoryScratch() },
+    env: { ...process.env, ...TEST_WORKER_JIT_ENV, ...inMemoryScratch() },
     stdio: ["inherit", "inherit", "inherit"],
   });
   process.exit(await parallel.exited);
