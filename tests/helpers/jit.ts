@@ -4,7 +4,7 @@
  * - The servers and CLIs the tests start live seconds and run most code a few times: they run
  *   without both optimizing tiers, FTL for JavaScript and OMG for WebAssembly, whose background
  *   compiles cost more than they win back there (an embedded database created from nothing:
- *   3.4 s of CPU → 2.5 s).
+ *   about 6 s of CPU → 4 s).
  * - The test workers live the whole run and spend much of it inside PGlite's WebAssembly (a
  *   filled clinic, migrations, restores), where OMG's code pays for itself (two such files: 25.1 s
  *   of CPU without it, 21.6 s with it); they run without FTL only.
