@@ -4,7 +4,7 @@ import { sha256Hex } from "../../src/lib/crypto";
 import type { CreatedFeedView, FeedStatusView } from "../../src/modules/calendar-feed/model";
 import type { VisitView } from "../../src/modules/visits/model";
 import type { ErrorBody, TestApp } from "../helpers/app";
-import type { ClinicSession } from "../helpers/clinic";
+import { flushDeferred, type ClinicSession } from "../helpers/clinic";
 import { useClinicApp } from "../helpers/fixture";
 import { seedTutor } from "../helpers/protected-routes";
 
@@ -135,6 +135,7 @@ test("a new address replaces the old one at once, turning it off answers 404, an
   const again = await newFeed(vet, vet.user.id);
   const stored = await t.database.query<{ token_hash: string }>("select token_hash from calendar_feeds");
   expect(stored).toEqual([{ token_hash: sha256Hex(again.split("/").at(-1)!.replace(".ics", "")) }]);
+  await flushDeferred(); // request lines are written after each response, on the next turn
   const logs = t.logLines.join("\n");
   expect(logs).toContain("/api/v1/calendar/{token}.ics");
   expect(logs).not.toContain(token);
