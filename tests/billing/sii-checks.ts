@@ -7,9 +7,9 @@
  * with the key of the CAF inside it. `useSiiChecks` runs them after each test on every signed
  * document in the database not checked yet, so a new document type gets all three for free.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { createVerify } from "node:crypto";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { cafPublicKey } from "../../src/modules/billing/sii/caf";
@@ -30,10 +30,12 @@ if (!siiArtefactsAvailable) {
 /** `describe`, or `describe.skip` without the SII's artefacts. */
 export const siiSuite = siiArtefactsAvailable ? describe : describe.skip;
 
-const work = mkdtempSync(join(tmpdir(), "sii-checks-"));
+/** The scratch folder of the test file under way: made at its first file, removed after its tests (useSiiChecks). */
+let work: string | undefined;
 let fileCount = 0;
 /** A file in the test's scratch folder; text is written in ISO-8859-1, as the SII reads it. */
 export const file = (content: string | Uint8Array, name = "doc.xml") => {
+  work ??= mkdtempSync(join(tmpdir(), "sii-checks-"));
   const path = join(work, `${fileCount++}-${name}`);
   writeFileSync(path, typeof content === "string" ? Buffer.from(content, "latin1") : content);
   return path;
@@ -147,6 +149,11 @@ export const documentProblems = (dte: string) => documentsProblems([dte])[0]!;
  */
 export function useSiiChecks(getApp: () => TestApp) {
   const checked = new Set<string>();
+  // Tens of megabytes of documents, page images and envelopes a file: not left behind.
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+    work = undefined;
+  });
   afterEach(async () => {
     if (!siiArtefactsAvailable) return;
     const rows = await getApp().database.query<{ id: string; doc_type: number; folio: number; signed_xml: string }>("select id, doc_type, folio, signed_xml from tax_documents where signed_xml is not null");
