@@ -56,7 +56,7 @@ export async function startServer(env: Record<string, string>, options: { comman
   if (dataDir && !env.DATABASE_URL && !options.emptyDataDir && isNewDataDir(dataDir)) await seedDataDir(dataDir);
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== "DATABASE_URL" && name !== "DATABASE_DIRECT_URL") childEnv[name] = value;
-  Object.assign(childEnv, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", REGISTRATION: "open", JWT_SECRET: "process-test-secret-of-at-least-32-bytes!", ...SHORT_RUN_JIT_ENV, ...env });
+  Object.assign(childEnv, cliEnv({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", COOKIE_SECURE: "false", REGISTRATION: "open", ...env }));
   if (!env.DATA_DIR) delete childEnv.DATA_DIR;
   const child = Bun.spawn(options.command ?? ["bun", "src/index.ts"], { cwd: options.cwd ?? ROOT, env: childEnv, stdout: "pipe", stderr: "inherit" });
   running.add(child);
